@@ -1,0 +1,78 @@
+"""The ``mediashortcodes`` command line.
+
+Domain errors become exit codes only here: 1 content/report problems, 2 usage or config
+errors, 3 the service could not be reached or refused the credentials.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from . import __version__
+from .errors import (
+    CacheMissError,
+    ConfigError,
+    ContentError,
+    MediaShortcodesError,
+    ServiceError,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_PROBLEMS = 1
+EXIT_CONFIG = 2
+EXIT_SERVICE = 3
+
+
+class CommandError(click.ClickException):
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def exit_code_for(exc: MediaShortcodesError) -> int:
+    if isinstance(exc, ConfigError):
+        return EXIT_CONFIG
+    if isinstance(exc, ServiceError):
+        return EXIT_SERVICE
+    if isinstance(exc, (ContentError, CacheMissError)):
+        return EXIT_PROBLEMS
+    return EXIT_PROBLEMS
+
+
+def handle_errors(func: F) -> F:
+    """Turn the package's errors into ClickExceptions with the contract's exit codes."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MediaShortcodesError as exc:
+            raise CommandError(str(exc), exit_code_for(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mediashortcodes")
+def cli() -> None:
+    """Use images and videos from the Media Asset Service in static and Jinja sites."""
+
+
+def main() -> None:
+    cli.main(prog_name="mediashortcodes")
+
+
+# Subcommands register themselves on `cli` from their own modules.
+from . import cli_build, cli_pick, cli_report, cli_sandbox, cli_service  # noqa: E402, F401
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

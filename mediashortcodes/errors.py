@@ -1,0 +1,87 @@
+"""The exception tree of mediashortcodes.
+
+    MediaShortcodesError            base of everything this package raises
+    ├── ConfigError                 bad config or environment (CLI exit 2)
+    ├── ContentError                problems in content, listed as path:line:col (exit 1)
+    ├── CacheMissError              --offline and the cache lacks something
+    └── ServiceError                the Media Asset Service did not give what we need (exit 3)
+        ├── ServiceUnreachableError connection refused, reset, timed out (after retries)
+        ├── AuthenticationError     credentials or token refused (401/403)
+        ├── NotFoundError           no such file/folder, or not visible to this integration
+        ├── RateLimitedError        429 after all retries
+        ├── ServerError             5xx after all retries
+        └── InvalidResponseError    an answer we cannot read (bad JSON, wrong type, short body)
+
+Messages say what to do and never contain a secret: URLs pass through
+``mediashortcodes.redact`` before they reach a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class MediaShortcodesError(Exception):
+    """Base class of every error raised by mediashortcodes."""
+
+
+class ConfigError(MediaShortcodesError):
+    """The configuration or the environment is wrong; the message names the key or variable."""
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One problem in the content, shown as ``path:line:col: message``."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+
+
+class ContentError(MediaShortcodesError):
+    """The content has problems; every one of them is listed."""
+
+    def __init__(self, problems: list[Problem], summary: str = "") -> None:
+        self.problems = sorted(set(problems))
+        head = summary or f"{len(self.problems)} problem(s) found; nothing was written"
+        super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
+
+
+class CacheMissError(MediaShortcodesError):
+    """Offline mode was asked for and the cache does not hold what is needed."""
+
+
+class ServiceError(MediaShortcodesError):
+    """The service could not give what was asked for."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ServiceUnreachableError(ServiceError):
+    """The service could not be reached (connection refused, reset or timed out)."""
+
+
+class AuthenticationError(ServiceError):
+    """The service refused the credentials or the access token."""
+
+
+class NotFoundError(ServiceError):
+    """The file or folder does not exist or is not visible to this integration."""
+
+
+class RateLimitedError(ServiceError):
+    """The service kept answering 429 Too Many Requests."""
+
+
+class ServerError(ServiceError):
+    """The service kept failing with a 5xx status."""
+
+
+class InvalidResponseError(ServiceError):
+    """The service answered with something that cannot be read."""

@@ -1,0 +1,268 @@
+"""Typed records for what the service sends and receives (pure; no I/O).
+
+The service speaks camelCase JSON (``mediaId``, ``downloadURL``); these records use
+snake_case attributes and convert at the edge with ``from_api`` / ``to_api``.
+Unknown keys are ignored and missing optional keys take defaults, because the spec
+leaves value sets and required fields "not shown".
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .errors import InvalidResponseError
+
+# The field list of endpoints 3 and 4, sent in lower case exactly as the spec documents it.
+FILE_FIELDS = (
+    "id,name,filename,filesize,type,smallPreview,thumbPreview,mark,uploaded,"
+    "uploadedby,gdprstatus,gdprtype,mediaid,alttext"
+).lower()
+
+
+def _require(data: Any, key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    if not isinstance(data, dict):
+        raise InvalidResponseError(f"expected a JSON object for {what}, got {type(data).__name__}")
+    value = data.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise InvalidResponseError(f"{what} has no valid {key!r} field")
+    return value
+
+
+@dataclass(frozen=True)
+class Token:
+    access_token: str = field(repr=False)
+    token_type: str
+    expires_in: int
+
+    @classmethod
+    def from_api(cls, data: Any) -> Token:
+        return cls(
+            access_token=_require(data, "access_token", str, "token response"),
+            token_type=str(data.get("token_type", "Bearer")),
+            expires_in=int(data.get("expires_in") or 7200),
+        )
+
+
+@dataclass(frozen=True)
+class Folder:
+    id: int
+    name: str
+    type: int = 0
+    depth: int = 0
+    archived: bool = False
+    parent: int | None = None
+    has_children: bool = False
+    separator: bool = False
+
+    @classmethod
+    def from_api(cls, data: Any) -> Folder:
+        return cls(
+            id=_require(data, "id", int, "folder"),
+            name=str(data.get("name", "")),
+            type=int(data.get("type") or 0),
+            depth=int(data.get("depth") or 0),
+            archived=bool(data.get("archived", False)),
+            parent=data.get("parent") if isinstance(data.get("parent"), int) else None,
+            has_children=bool(data.get("hasChildren", False)),
+            separator=bool(data.get("separator", False)),
+        )
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "type": self.type, "depth": self.depth,
+            "archived": self.archived, "parent": self.parent,
+            "hasChildren": self.has_children, "separator": self.separator,
+        }
+
+
+@dataclass(frozen=True)
+class FileType:
+    id: int = 0
+    type: str = ""
+    description: str = ""
+    extension: str = ""
+
+    @classmethod
+    def from_api(cls, data: Any) -> FileType:
+        if not isinstance(data, dict):
+            return cls()
+        return cls(
+            id=int(data.get("id") or 0),
+            type=str(data.get("type") or ""),
+            description=str(data.get("description") or ""),
+            extension=str(data.get("extension") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class File:
+    id: int
+    name: str = ""
+    filename: str = ""
+    type: FileType = field(default_factory=FileType)
+    filesize: int = 0
+    mark: int = 0
+    uploaded_by: int = 0
+    uploaded: str = ""
+    media_id: str | None = None
+    alttext: str = ""
+    small_preview: str = ""
+    thumb_preview: str = ""
+    gdpr_status: str = ""
+    gdpr_type: str = ""
+
+    @property
+    def is_video(self) -> bool:
+        return self.media_id is not None or self.type.type == "video"
+
+    @property
+    def is_image(self) -> bool:
+        return not self.is_video
+
+    @classmethod
+    def from_api(cls, data: Any) -> File:
+        media_id = data.get("mediaId") if isinstance(data, dict) else None
+        return cls(
+            id=_require(data, "id", int, "file"),
+            name=str(data.get("name") or ""),
+            filename=str(data.get("filename") or ""),
+            type=FileType.from_api(data.get("type")),
+            filesize=int(data.get("filesize") or 0),
+            mark=int(data.get("mark") or 0),
+            uploaded_by=int(data.get("uploadedBy") or 0),
+            uploaded=str(data.get("uploaded") or ""),
+            media_id=str(media_id) if media_id is not None else None,
+            alttext=str(data.get("alttext") or ""),
+            small_preview=str(data.get("smallPreview") or ""),
+            thumb_preview=str(data.get("thumbPreview") or ""),
+            gdpr_status=str(data.get("gdprStatus") or ""),
+            gdpr_type=str(data.get("gdprType") or ""),
+        )
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "filename": self.filename,
+            "type": asdict(self.type), "filesize": self.filesize, "mark": self.mark,
+            "uploadedBy": self.uploaded_by, "uploaded": self.uploaded,
+            "mediaId": self.media_id, "alttext": self.alttext,
+            "smallPreview": self.small_preview, "thumbPreview": self.thumb_preview,
+            "gdprStatus": self.gdpr_status, "gdprType": self.gdpr_type,
+        }
+
+
+@dataclass(frozen=True)
+class DownloadInfo:
+    id: int
+    format: str
+    download_url: str = field(repr=False)  # temporary and carries a token: keep out of reprs
+    filetype: str = ""
+    expires_in: int = 300
+    watermark: bool = False
+    is_preview: bool = False
+    download_warning: bool = False
+
+    @classmethod
+    def from_api(cls, data: Any) -> DownloadInfo:
+        return cls(
+            id=int(data.get("id") or 0) if isinstance(data, dict) else 0,
+            format=str(data.get("format") or "") if isinstance(data, dict) else "",
+            download_url=_require(data, "downloadURL", str, "download information"),
+            filetype=str(data.get("filetype") or "").lower(),
+            expires_in=int(data.get("expiresIn") or 300),
+            watermark=bool(data.get("watermark", False)),
+            is_preview=bool(data.get("isPreview", False)),
+            download_warning=bool(data.get("downloadWarning", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Format:
+    """A predefined format. The spec does not show its record; we read id and name and
+    keep width/height when the service sends them."""
+
+    id: int
+    name: str
+    width: int | None = None
+    height: int | None = None
+
+    @classmethod
+    def from_api(cls, data: Any) -> Format:
+        def opt_int(key: str) -> int | None:
+            value = data.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+        return cls(
+            id=_require(data, "id", int, "format"),
+            name=str(data.get("name") or data.get("format") or ""),
+            width=opt_int("width"),
+            height=opt_int("height"),
+        )
+
+
+@dataclass(frozen=True)
+class Crop:
+    """The custom-format (-1) parameters, one to one with the service's query parameters."""
+
+    w: int
+    h: int
+    x1: int
+    x2: int
+    y1: int
+    y2: int
+    sw: int | None = None
+    sh: int | None = None
+    stretch: bool = False
+
+    def to_params(self) -> dict[str, int]:
+        params = {"w": self.w, "h": self.h}
+        if self.sw is not None:
+            params["sw"] = self.sw
+        if self.sh is not None:
+            params["sh"] = self.sh
+        params.update(x1=self.x1, x2=self.x2, y1=self.y1, y2=self.y2)
+        if self.stretch:
+            params["stretch"] = 1
+        return params
+
+    def key(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.to_params().items())
+
+
+@dataclass(frozen=True)
+class WebPage:
+    page: str
+    page_name: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Body of ``POST /1/files/multiple/usages``.
+
+    ``removed`` is sent as the text ``"true"``/``"false"`` by default because the spec's
+    sample carries the text form; ``removed_as_bool`` switches to a JSON boolean.
+    """
+
+    ids: tuple[int, ...]
+    web: WebPage
+    contact: str = ""
+    date: str = ""
+    amount: str = "1"
+    description: str = ""
+    project: str = ""
+    types: tuple[str, ...] = ("web",)
+    removed: bool = False
+
+    def to_api(self, *, removed_as_bool: bool = False) -> dict[str, Any]:
+        removed: bool | str = self.removed if removed_as_bool else str(self.removed).lower()
+        return {
+            "id": list(self.ids),
+            "contact": self.contact,
+            "date": self.date,
+            "amount": self.amount,
+            "description": self.description,
+            "project": self.project,
+            "types": list(self.types),
+            "removed": removed,
+            "web": {"page": self.web.page, "pageName": self.web.page_name},
+        }
