@@ -1,0 +1,62 @@
+"""Shortcode text for a picked file, in the language of DESIGN.md (pure).
+
+``<% media_image ID [FORMAT] [key=value ...] %>`` and ``<% media_video ID [key=value ...] %>``:
+values are barewords when they can be, otherwise double-quoted with the quote and the
+backslash escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..records import Crop, Format
+
+_BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
+
+
+def quote(value: str) -> str:
+    """A bareword when the grammar allows one, else a double-quoted string."""
+    if _BAREWORD.fullmatch(value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def format_token(chosen: Format, formats: Sequence[Format]) -> str:
+    """The FORMAT part for a predefined format: its name when that names it unambiguously.
+
+    A name reads better in the source, but a numeric name, the word ``original`` or a
+    name two formats share would resolve to something else, so those get the id.
+    """
+    name = chosen.name.strip()
+    folded = name.casefold()
+    same_name = [f for f in formats if f.name.strip().casefold() == folded]
+    if not name or name.isdigit() or folded == "original" or len(same_name) != 1:
+        return str(chosen.id)
+    return quote(name)
+
+
+def image_shortcode(
+    file_id: int,
+    *,
+    format: str | None = "original",
+    crop: Crop | None = None,
+    alt: str | None = None,
+) -> str:
+    """``format`` is an already formatted FORMAT token; a crop implies format -1 and
+    replaces it. ``alt=None`` leaves the file's own alt text in force."""
+    parts = ["media_image", str(file_id)]
+    if crop is not None:
+        parts += [f"{key}={value}" for key, value in crop.to_params().items()]
+    elif format:
+        parts.append(format)
+    if alt is not None:
+        parts.append(f"alt={quote(alt)}")
+    return "<% " + " ".join(parts) + " %>"
+
+
+def video_shortcode(file_id: int, *, embed: str | None = None) -> str:
+    parts = ["media_video", str(file_id)]
+    if embed:
+        parts.append(f"embed={quote(embed)}")
+    return "<% " + " ".join(parts) + " %>"

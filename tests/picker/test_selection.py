@@ -1,0 +1,62 @@
+"""The page's choice becomes a shortcode, or a message naming what is wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from mediashortcodes.picker.selection import SelectionError, crop_from, shortcode_for
+from mediashortcodes.records import File, FileType, Format
+
+IMAGE = File(id=10, name="Tree", alttext="A tall tree", type=FileType(type="image"))
+VIDEO = File(id=20, name="Intro", media_id="abc123", type=FileType(type="video"))
+FORMATS = [Format(3, "Thumb", 200, 200), Format(4, "Hero", 1600, 900)]
+CROP = {"w": 800, "h": 450, "sw": 400, "sh": 300, "x1": 0, "x2": 400, "y1": 0, "y2": 225}
+
+
+def test_an_unchanged_alt_text_is_left_to_the_service() -> None:
+    request = {"format": "original", "alt": "A tall tree"}
+    assert shortcode_for(request, IMAGE, FORMATS) == "<% media_image 10 original %>"
+
+
+def test_a_changed_alt_text_is_written_on_one_line() -> None:
+    request = {"format": "4", "alt": "A tree\n in  fog"}
+    assert shortcode_for(request, IMAGE, FORMATS) == '<% media_image 10 Hero alt="A tree in fog" %>'
+
+
+def test_a_custom_crop_becomes_the_crop_keys() -> None:
+    request = {"format": "custom", "crop": CROP, "alt": "A tall tree"}
+    assert shortcode_for(request, IMAGE, FORMATS) == (
+        "<% media_image 10 w=800 h=450 sw=400 sh=300 x1=0 x2=400 y1=0 y2=225 %>"
+    )
+
+
+def test_a_video_gets_the_chosen_embed_and_ignores_image_options() -> None:
+    request = {"embed": "script", "format": "custom", "alt": "x"}
+    assert shortcode_for(request, VIDEO, FORMATS) == "<% media_video 20 embed=script %>"
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        ({"format": "custom"}, "draw a rectangle"),
+        ({"format": "custom", "crop": {**CROP, "x2": 401}}, "x1 < x2 <= sw"),
+        ({"format": "custom", "crop": {**CROP, "y1": 225}}, "y1 < y2 <= sh"),
+        ({"format": "custom", "crop": {**CROP, "w": 0}}, "w must be between"),
+        ({"format": "custom", "crop": {**CROP, "h": "tall"}}, "h must be a whole number"),
+        ({"format": "99"}, "not one of the service's formats"),
+        ({"format": "big"}, "format must be"),
+        ({"alt": 3}, "alt must be text"),
+    ],
+)
+def test_a_bad_image_choice_is_refused_with_the_field_named(request_: dict, message: str) -> None:
+    with pytest.raises(SelectionError, match=message):
+        shortcode_for(request_, IMAGE, FORMATS)
+
+
+def test_an_unknown_embed_is_refused() -> None:
+    with pytest.raises(SelectionError, match="embed must be one of iframe, script"):
+        shortcode_for({"embed": "flash"}, VIDEO, FORMATS)
+
+
+def test_integral_numbers_from_javascript_are_accepted() -> None:
+    assert crop_from({**CROP, "w": 800.0}).w == 800
