@@ -1,5 +1,80 @@
-"""CLI commands: see mediashortcodes.cli."""
+"""``mediashortcodes report``: tell the service which pages use which files."""
 
 from __future__ import annotations
 
-from .cli import cli, handle_errors  # noqa: F401
+import json
+from pathlib import Path
+
+import click
+
+from . import config as config_module
+from .cli import EXIT_PROBLEMS, cli, handle_errors
+from .reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
+
+
+def print_report(result: ReportResult) -> int:
+    """Print a report's outcome (with ``--dry-run`` every body) and return the exit code.
+
+    ``build --report`` uses this too, so both commands say the same thing.
+    """
+    if result.dry_run:
+        for request in result.requests:
+            click.echo(f"POST {USAGES_PATH} {json.dumps(request.body, ensure_ascii=False)}")
+    click.echo(result.summary())
+    if result.failed:
+        click.echo("failed pages (run the report again to send them):", err=True)
+        for failure in result.failed:
+            click.echo(f"  {failure.url}: {failure.error}", err=True)
+        return EXIT_PROBLEMS
+    return 0
+
+
+@cli.command("report")
+@click.argument("site", required=False, default=".", type=click.Path(path_type=Path))
+@click.option(
+    "--dry-run", is_flag=True, help="Print the requests it would send; send nothing, keep state."
+)
+@click.option("--all", "send_all", is_flag=True, help="Send every page's files again.")
+@click.option(
+    "--previous",
+    metavar="PATH_OR_URL",
+    help="Diff against this manifest (the live site's media-usage.json) instead of the state.",
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The last reported state (default: [usage] state, .mediashortcodes/usage-state.json).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Pages reported at the same time.",
+)
+@handle_errors
+def report(
+    site: Path,
+    dry_run: bool,
+    send_all: bool,
+    previous: str | None,
+    state_path: Path | None,
+    jobs: int,
+) -> None:
+    """Report which files each page of the built SITE uses, and which it stopped using."""
+    config = config_module.load(site)
+    for warning in usage_warnings(config):
+        click.echo(f"warning: {warning}", err=True)
+    result = report_site(
+        config,
+        state_path=state_path,
+        previous=previous,
+        dry_run=dry_run,
+        send_all=send_all,
+        jobs=jobs,
+    )
+    code = print_report(result)
+    if code:
+        raise click.exceptions.Exit(code)
