@@ -9,7 +9,9 @@ import click
 
 from . import config as config_module
 from .cli import EXIT_PROBLEMS, cli, handle_errors
+from .config import Config
 from .reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
+from .usage import Manifest
 
 
 def print_report(result: ReportResult) -> int:
@@ -27,6 +29,33 @@ def print_report(result: ReportResult) -> int:
             click.echo(f"  {failure.url}: {failure.error}", err=True)
         return EXIT_PROBLEMS
     return 0
+
+
+def run_report(
+    config: Config,
+    *,
+    manifest: Manifest | None = None,
+    state_path: Path | None = None,
+    previous: str | None = None,
+    dry_run: bool = False,
+    send_all: bool = False,
+    jobs: int = 8,
+) -> None:
+    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too)."""
+    for warning in usage_warnings(config):
+        click.echo(f"warning: {warning}", err=True)
+    result = report_site(
+        config,
+        manifest=manifest,
+        state_path=state_path,
+        previous=previous,
+        dry_run=dry_run,
+        send_all=send_all,
+        jobs=jobs,
+    )
+    code = print_report(result)
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 @cli.command("report")
@@ -64,17 +93,11 @@ def report(
     jobs: int,
 ) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
-    config = config_module.load(site)
-    for warning in usage_warnings(config):
-        click.echo(f"warning: {warning}", err=True)
-    result = report_site(
-        config,
+    run_report(
+        config_module.load(site),
         state_path=state_path,
         previous=previous,
         dry_run=dry_run,
         send_all=send_all,
         jobs=jobs,
     )
-    code = print_report(result)
-    if code:
-        raise click.exceptions.Exit(code)
