@@ -1,0 +1,189 @@
+"""The disk cache: metadata with a time-to-live, image variants, content-addressed blobs.
+
+Wraps diskcache (SQLite, safe for several processes at once) for records, and keeps image
+bytes as plain files named by their SHA-256 so they can be hard-linked into a site.
+Each service gets its own namespace, so a sandbox and a real service never mix.
+
+Keys are built from every input that changes the output (STYLE.md): a variant is keyed by
+file id, format, crop and the file's ``uploaded`` time and size, so a file replaced
+upstream is fetched again as soon as its metadata is refreshed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+from .records import File, FileType, Folder, Format
+
+META = "meta"
+VARIANT = "variant"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """An image variant in the blob store."""
+
+    sha256: str
+    ext: str
+    width: int
+    height: int
+    size: int
+
+    @property
+    def blob_name(self) -> str:
+        return f"{self.sha256}.{self.ext}"
+
+
+@dataclass(frozen=True)
+class Cached:
+    """A cached value and whether its time-to-live has run out."""
+
+    value: Any
+    stale: bool
+
+
+def namespace_for(base_url: str, sandbox: bool) -> str:
+    if sandbox:
+        return "sandbox"
+    return hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:16]
+
+
+class MediaCache:
+    def __init__(self, root: Path, namespace: str, *, ttl: float, clock: Any = time.time) -> None:
+        self.root = root
+        self.dir = root / namespace
+        self.blobs = self.dir / "blobs"
+        self.ttl = ttl
+        self._clock = clock
+        self._db: diskcache.Cache | None = None
+
+    @property
+    def db(self) -> diskcache.Cache:
+        # Opened on first use: a build that needs nothing from the cache never touches it.
+        if self._db is None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._db = diskcache.Cache(str(self.dir / "records"), size_limit=2**30)
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # -- metadata -------------------------------------------------------------------------
+
+    def _get_meta(self, key: str) -> Cached | None:
+        entry = self.db.get(key)
+        if entry is None:
+            return None
+        fetched_at, value = entry
+        return Cached(value, stale=self._clock() - fetched_at > self.ttl)
+
+    def _set_meta(self, key: str, value: Any) -> None:
+        self.db.set(key, (self._clock(), value), tag=META)
+
+    def get_file(self, file_id: int) -> Cached | None:
+        cached = self._get_meta(f"file:{file_id}")
+        if cached is None:
+            return None
+        data = dict(cached.value)
+        data["type"] = FileType(**data["type"])
+        return Cached(File(**data), cached.stale)
+
+    def put_folder_files(self, folder_id: int, files: list[File]) -> None:
+        """Remember every file of a listed folder and where it lives, in one transaction."""
+        with self.db.transact():
+            for file in files:
+                self._set_meta(f"file:{file.id}", asdict(file))
+                self.db.set(f"loc:{file.id}", folder_id, tag=META)
+
+    def get_location(self, file_id: int) -> int | None:
+        value = self.db.get(f"loc:{file_id}")
+        return value if isinstance(value, int) else None
+
+    def get_folders(self) -> Cached | None:
+        cached = self._get_meta("folders")
+        if cached is None:
+            return None
+        return Cached([Folder(**f) for f in cached.value], cached.stale)
+
+    def put_folders(self, folders: list[Folder]) -> None:
+        self._set_meta("folders", [asdict(f) for f in folders])
+
+    def get_formats(self) -> Cached | None:
+        cached = self._get_meta("formats")
+        if cached is None:
+            return None
+        return Cached([Format(**f) for f in cached.value], cached.stale)
+
+    def put_formats(self, formats: list[Format]) -> None:
+        self._set_meta("formats", [asdict(f) for f in formats])
+
+    # -- image variants -------------------------------------------------------------------
+
+    @staticmethod
+    def variant_key(file: File, format_id: int, crop_key: str) -> str:
+        return f"variant:{file.id}:{format_id}:{crop_key}:{file.uploaded}:{file.filesize}"
+
+    def get_variant(self, key: str) -> Stored | None:
+        value = self.db.get(key)
+        if value is None:
+            return None
+        stored = Stored(**value)
+        # A record whose blob was removed by hand is a miss, not an error.
+        return stored if self.blob_path(stored).exists() else None
+
+    def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
+        sha = hashlib.sha256(data).hexdigest()
+        stored = Stored(sha, ext, width, height, len(data))
+        path = self.blob_path(stored)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Write then rename: a build killed mid-write never leaves a torn blob behind,
+            # and two builds writing the same blob both end with the same bytes.
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.chmod(tmp, 0o444)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        self.db.set(key, asdict(stored), tag=VARIANT)
+        return stored
+
+    def blob_path(self, stored: Stored) -> Path:
+        return self.blobs / stored.sha256[:2] / stored.blob_name
+
+    # -- maintenance ----------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        records = len(self.db)
+        blob_files = (
+            [p for p in self.blobs.rglob("*") if p.is_file()] if self.blobs.exists() else []
+        )
+        return {
+            "directory": str(self.dir),
+            "records": records,
+            "blobs": len(blob_files),
+            "blob_bytes": sum(p.stat().st_size for p in blob_files),
+            "metadata_ttl_seconds": self.ttl,
+        }
+
+    def clear(self) -> None:
+        self.close()
+        if self.dir.exists():
+            for path in self.blobs.rglob("*") if self.blobs.exists() else []:
+                if path.is_file():
+                    path.chmod(0o644)
+            shutil.rmtree(self.dir)

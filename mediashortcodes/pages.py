@@ -1,0 +1,120 @@
+"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs.
+
+``content/blog/post.md`` becomes ``/blog/post/`` (``blog/post/index.html``) and
+``content/index.md`` becomes ``/``. Line numbers stay those of the file, front matter
+included, so every problem points at the line an author sees in the editor.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+
+DEFAULT_TEMPLATE = "page.html"
+
+
+@dataclass(frozen=True)
+class PageSource:
+    path: Path  # absolute
+    display_path: str  # what problems show: relative to the working directory when possible
+    url_path: str  # "/blog/post/"
+    front_matter: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    body_start_line: int = 1
+
+    @property
+    def title(self) -> str:
+        title = self.front_matter.get("title")
+        if title:
+            return str(title)
+        return self.path.stem.replace("-", " ").replace("_", " ").capitalize()
+
+    @property
+    def template(self) -> str:
+        return str(self.front_matter.get("template") or DEFAULT_TEMPLATE)
+
+    @property
+    def draft(self) -> bool:
+        return self.front_matter.get("draft") is True
+
+    @property
+    def output_file(self) -> str:
+        """Path of the page's HTML file under the output directory."""
+        return self.url_path.strip("/") + "/index.html" if self.url_path != "/" else "index.html"
+
+
+def display_path(path: Path) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def url_path_for(relative: Path) -> str:
+    parts = list(relative.with_suffix("").parts)
+    if parts and parts[-1] == "index":
+        parts.pop()
+    return "/" + "".join(f"{part}/" for part in parts)
+
+
+def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
+    """Return (front matter, body, line number where the body starts)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != "---":
+        return {}, text, 1
+    for index, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r\n") in ("---", "..."):
+            raw = "".join(lines[1:index])
+            try:
+                data = yaml.safe_load(raw) if raw.strip() else {}
+            except yaml.YAMLError as exc:
+                # The context mark points at the opening of what is broken, the problem
+                # mark often only at the end of the block.
+                mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+                line_no = mark.line + 2 if mark is not None else 2
+                problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+                raise ConfigError(
+                    f"{source}:{line_no}: invalid YAML front matter: {problem}; "
+                    "fix the block between the --- lines"
+                ) from None
+            if not isinstance(data, dict):
+                raise ConfigError(
+                    f"{source}:2: front matter must be a mapping of keys to values "
+                    "(title: ..., template: ...)"
+                )
+            return data, "".join(lines[index + 1 :]), index + 2
+    raise ConfigError(f"{source}:1: front matter starts with --- but has no closing --- line")
+
+
+def load_page(path: Path, content_dir: Path) -> PageSource:
+    shown = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    front, body, start = split_front_matter(text, shown)
+    return PageSource(
+        path=path,
+        display_path=shown,
+        url_path=url_path_for(path.relative_to(content_dir)),
+        front_matter=front,
+        body=body,
+        body_start_line=start,
+    )
+
+
+def discover(content_dir: Path) -> list[PageSource]:
+    """All Markdown pages under the content directory, drafts included, in path order."""
+    if not content_dir.is_dir():
+        raise ConfigError(
+            f"{display_path(content_dir)}: no content directory; create it or set "
+            "[site] content in mediashortcodes.toml"
+        )
+    return [load_page(p, content_dir) for p in sorted(content_dir.rglob("*.md")) if p.is_file()]

@@ -1,0 +1,253 @@
+"""Resolve every shortcode of a build against the cache and the service, concurrently.
+
+All references of all pages are known before anything is fetched; each distinct file
+and image variant is fetched once (work in flight is shared by key), at most `jobs`
+requests at a time. The client is opened only when the cache cannot answer, so a warm
+build makes no request at all, not even for a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .assets import Assets, published_name
+from .cache import MediaCache, Stored
+from .catalog import Catalog
+from .config import Config
+from .errors import MediaShortcodesError
+from .records import Crop, File, Format
+from .shortcodes import Shortcode
+
+if TYPE_CHECKING:
+    from .api import AsyncClient
+
+log = logging.getLogger("mediashortcodes")
+
+IMAGE = "media_image"
+VIDEO = "media_video"
+
+
+@dataclass(frozen=True)
+class ImageOutcome:
+    file: File
+    stored: Stored
+    name: str  # the published file name under the media directory
+
+
+@dataclass(frozen=True)
+class VideoOutcome:
+    file: File
+
+
+@dataclass(frozen=True)
+class Verified:
+    """`check` mode: the file exists and fits the shortcode; nothing was downloaded."""
+
+    file: File
+
+
+@dataclass(frozen=True)
+class Failure:
+    message: str
+    # The service error behind it, if any: an outage fails the build with exit 3, not 1.
+    cause: MediaShortcodesError | None = None
+
+
+Outcome = ImageOutcome | VideoOutcome | Verified | Failure
+
+
+@dataclass
+class Resolution:
+    outcomes: dict[Shortcode, Outcome] = field(default_factory=dict)
+    warnings: list[tuple[Shortcode, str]] = field(default_factory=list)
+    downloads: int = 0
+    cache_hits: int = 0
+
+
+def names_a_format(spec: str) -> bool:
+    """True when a FORMAT token is a format's name, which needs the service's format list."""
+    text = spec.strip()
+    return text.lower() != "original" and not text.lstrip("-").isdigit()
+
+
+def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
+    """The format id a FORMAT token names, or an error message."""
+    text = spec.strip()
+    if text.lower() == "original":
+        return 0
+    if text.lstrip("-").isdigit():
+        return int(text)
+    for fmt in formats or ():
+        if fmt.name.lower() == text.lower():
+            return fmt.id
+    names = ", ".join(sorted(f.name for f in formats)) or "none"
+    return f"unknown format {spec!r}; the service's formats are: original, {names}"
+
+
+class Resolver:
+    def __init__(
+        self,
+        config: Config,
+        cache: MediaCache,
+        connect: Callable[[], Awaitable[AsyncClient]],
+        *,
+        jobs: int,
+        refresh: bool = False,
+        offline: bool = False,
+        verify_only: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.jobs = max(1, jobs)
+        self.verify_only = verify_only
+        self.progress = progress or (lambda n: None)
+        self.warn_messages: list[str] = []
+        self.catalog = Catalog(
+            cache,
+            connect,
+            jobs=jobs,
+            refresh=refresh,
+            offline=offline,
+            warn=self.warn_messages.append,
+        )
+        self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
+
+    async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
+        codes = list(dict.fromkeys(shortcodes))
+        result = Resolution()
+        files = await self.catalog.files(sc.file_id for sc in codes)
+        needs_formats = any(
+            sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
+            for sc in codes
+        )
+        formats = await self.catalog.formats() if needs_formats else None
+
+        variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
+        pending: list[tuple[Shortcode, File, int, Crop | None]] = []
+        for sc in codes:
+            file = files.get(sc.file_id)
+            outcome = self._check(sc, file, formats)
+            if isinstance(outcome, tuple):
+                file, format_id, crop = outcome
+                pending.append((sc, file, format_id, crop))
+            else:
+                result.outcomes[sc] = outcome
+                if not isinstance(outcome, Failure):
+                    self.progress(1)
+            if file is not None and not isinstance(outcome, Failure):
+                self._gdpr(sc, file, result)
+
+        if not self.verify_only:
+            semaphore = asyncio.Semaphore(self.jobs)
+
+            async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
+                async with semaphore:
+                    return await self.assets.variant(file, format_id, crop)
+
+            for _sc, file, format_id, crop in pending:
+                key = (file.id, format_id, crop)
+                if key not in variants:
+                    stored = self.assets.cached(file, format_id, crop)
+                    if stored is not None:  # warm path: no task, no client
+                        self.assets.hits += 1
+                        fut: asyncio.Future[Stored] = asyncio.get_running_loop().create_future()
+                        fut.set_result(stored)
+                        variants[key] = fut
+                    else:
+                        variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
+            await asyncio.gather(*variants.values(), return_exceptions=True)
+
+        for sc, file, format_id, crop in pending:
+            if self.verify_only:
+                result.outcomes[sc] = Verified(file)
+                continue
+            fut = variants[(file.id, format_id, crop)]
+            exc = fut.exception()
+            if exc is None:
+                stored = fut.result()
+                name = published_name(file, format_id, crop, stored)
+                result.outcomes[sc] = ImageOutcome(file, stored, name)
+                self.progress(1)
+            elif isinstance(exc, MediaShortcodesError):
+                result.outcomes[sc] = Failure(f"file {file.id}: {exc}", exc)
+            else:
+                raise exc
+        result.downloads = self.assets.downloads
+        result.cache_hits = self.assets.hits
+        return result
+
+    def _format_spec(self, sc: Shortcode) -> str:
+        return sc.format if sc.format is not None else self.config.images.default_format
+
+    def _check(
+        self, sc: Shortcode, file: File | None, formats: list[Format] | None
+    ) -> Outcome | tuple[File, int, Crop | None]:
+        if file is None:
+            hint = (
+                "it is not in the cache; build once without --offline"
+                if self.catalog.offline
+                else "it does not exist or is not visible to this integration; check the id "
+                "(mediashortcodes search QUERY lists files)"
+            )
+            return Failure(f"file {sc.file_id}: {hint}")
+        if sc.name == VIDEO:
+            if not file.media_id:
+                return Failure(
+                    f"file {file.id} ({file.name!r}) is not a video (it has no mediaId); "
+                    f"use media_image"
+                )
+            return VideoOutcome(file)
+        if file.is_video:
+            return Failure(f"file {file.id} ({file.name!r}) is a video; use media_video")
+        if sc.crop is not None:
+            return (file, -1, sc.crop)
+        format_id = format_id_for(self._format_spec(sc), formats)
+        if isinstance(format_id, str):
+            return Failure(format_id)
+        return (file, format_id, None)
+
+    def _gdpr(self, sc: Shortcode, file: File, result: Resolution) -> None:
+        policy = self.config.images.gdpr
+        if policy == "ignore" or file.gdpr_status.upper() == "OK":
+            return
+        message = (
+            f"file {file.id} ({file.name!r}) has privacy status {file.gdpr_status or 'unknown'!r}"
+            f" (not OK); check its consent in the service"
+        )
+        if policy == "fail":
+            result.outcomes[sc] = Failure(
+                message + ', or set [images] gdpr = "warn" to publish it anyway'
+            )
+        else:
+            result.warnings.append((sc, message))
+
+
+@contextlib.asynccontextmanager
+async def lazy_client(config: Config):  # type: ignore[no-untyped-def]
+    """Yield a `connect()` coroutine that opens the service on first use only."""
+    from . import api
+    from .service import open_service
+
+    stack = contextlib.ExitStack()
+    client: AsyncClient | None = None
+    lock = asyncio.Lock()
+
+    async def connect() -> AsyncClient:
+        nonlocal client
+        async with lock:
+            if client is None:
+                service_config, credentials = stack.enter_context(open_service(config))
+                client = api.client_from_config(service_config, credentials)
+            return client
+
+    try:
+        yield connect
+    finally:
+        if client is not None:
+            await client.aclose()
+        stack.close()

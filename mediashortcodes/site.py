@@ -1,0 +1,426 @@
+"""The built-in site builder: the one orchestrator that wires the pure core to the I/O.
+
+1. Render every page (Markdown, then its Jinja layout) with a deferring renderer that
+   records each shortcode and leaves a marker in its place.
+2. Resolve all recorded shortcodes at once, concurrently, through the cache.
+3. If any problem remains, stop: nothing is written (unless --keep-going).
+4. Replace the markers with HTML, write the whole site into a staging directory, and
+   swap it in for the previous output in one rename.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from . import pages as pages_mod
+from .cache import MediaCache, namespace_for
+from .config import Config
+from .errors import (
+    AuthenticationError,
+    ContentError,
+    MediaShortcodesError,
+    Problem,
+    ServiceUnreachableError,
+)
+from .jinja import MediaShortcodesExtension
+from .markdown import shortcodes_plugin
+from .render import Renderer, ResolvedImage
+from .resolver import Failure, ImageOutcome, Resolution, Resolver, VideoOutcome, lazy_client
+from .shortcodes import Shortcode
+from .usage import Manifest, page_url
+
+MARKER = re.compile("\ue000(\\d+)\ue001")
+MANIFEST_NAME = "media-usage.json"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    output: Path | None = None
+    offline: bool = False
+    refresh: bool = False
+    keep_going: bool = False
+    jobs: int | None = None
+    check_only: bool = False  # verify against the service, write nothing
+    syntax_only: bool = False  # check --offline: parse only
+
+
+@dataclass
+class BuildResult:
+    pages: int = 0
+    images: int = 0
+    videos: int = 0
+    downloads: int = 0
+    cache_hits: int = 0
+    requests: int = 0
+    seconds: float = 0.0
+    output: Path | None = None
+    manifest: Manifest | None = None
+    problems: list[Problem] = field(default_factory=list)  # listed but not fatal (--keep-going)
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
+        return (
+            f"{self.pages} pages, {self.images} images, {self.videos} videos: "
+            f"{self.downloads} downloads, {self.cache_hits} cache hits, "
+            f"{self.requests} requests in {self.seconds:.2f}s{where}"
+        )
+
+
+class DeferredRenderer:
+    """Records shortcodes during rendering and leaves a marker for each in the HTML.
+
+    The markers are private-use characters, which no escaping touches, so they survive
+    Markdown, Jinja autoescaping and layouts; they are replaced once everything is resolved.
+    """
+
+    def __init__(self) -> None:
+        self.shortcodes: list[Shortcode] = []
+        self._index: dict[Shortcode, int] = {}
+        self.problems: list[Problem] = []
+        self.used: set[int] = set()
+
+    def begin_page(self) -> None:
+        self.used = set()
+
+    def render(self, shortcode: Shortcode) -> str:
+        index = self._index.get(shortcode)
+        if index is None:
+            index = self._index[shortcode] = len(self.shortcodes)
+            self.shortcodes.append(shortcode)
+        self.used.add(index)
+        return f"\ue000{index}\ue001"
+
+    def problem(self, problem: Problem) -> str:
+        self.problems.append(problem)
+        return ""
+
+
+@dataclass
+class RenderedPage:
+    source: pages_mod.PageSource
+    html: str
+    used: set[int]
+
+
+def _markdown() -> MarkdownIt:
+    return (
+        MarkdownIt("commonmark", {"typographer": False})
+        .enable(["table", "strikethrough"])
+        .use(shortcodes_plugin)
+    )
+
+
+def _template_problem(exc: jinja2.TemplateError, fallback: str) -> Problem:
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        path = exc.filename or exc.name or fallback
+        return Problem(pages_mod.display_path(Path(path)), exc.lineno, 1, exc.message or str(exc))
+    return Problem(fallback, 1, 1, f"template error: {exc}")
+
+
+class SiteBuilder:
+    def __init__(
+        self,
+        config: Config,
+        options: BuildOptions | None = None,
+        *,
+        progress: Callable[[int, int], Any] | None = None,
+    ) -> None:
+        self.config = config
+        self.options = options or BuildOptions()
+        self.output = (self.options.output or config.output_dir).resolve()
+        self.templates_dir = config.path(config.site.templates)
+        self.cache = MediaCache(
+            config.cache_dir,
+            namespace_for(config.service.base_url, config.service.sandbox),
+            ttl=config.cache.metadata_ttl,
+        )
+        self.deferred = DeferredRenderer()
+        self.progress = progress
+        self.markdown = _markdown()
+        self.env = self._environment()
+
+    def _environment(self) -> jinja2.Environment:
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.templates_dir)),
+            autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
+            extensions=[MediaShortcodesExtension],
+            keep_trailing_newline=True,
+        )
+        env.mediashortcodes_renderer = self.deferred  # type: ignore[attr-defined]
+        return env
+
+    # -- phase 1: render with markers ------------------------------------------------------
+
+    def _render_pages(self, sources: list[pages_mod.PageSource]) -> list[RenderedPage]:
+        site = {
+            "base_url": self.config.site.base_url,
+            "pages": [
+                {
+                    "title": s.title,
+                    "url": s.url_path,
+                    "date": s.front_matter.get("date"),
+                    "front_matter": s.front_matter,
+                }
+                for s in sources
+            ],
+        }
+        rendered: list[RenderedPage] = []
+        for source in sources:
+            self.deferred.begin_page()
+            env: dict[str, Any] = {
+                "mediashortcodes": {
+                    "path": source.display_path,
+                    "start_line": source.body_start_line,
+                }
+            }
+            content = self.markdown.render(source.body, env)
+            self.deferred.problems.extend(env["mediashortcodes"].get("problems", []))
+            page = {
+                **source.front_matter,
+                "title": source.title,
+                "url": source.url_path,
+                "date": source.front_matter.get("date"),
+                "content": Markup(content),
+                "front_matter": source.front_matter,
+            }
+            try:
+                template = self.env.get_template(source.template)
+                html = template.render(page=page, site=site)
+            except jinja2.TemplateNotFound as exc:
+                self.deferred.problems.append(
+                    Problem(
+                        source.display_path,
+                        1,
+                        1,
+                        f"template {exc.name!r} not found in "
+                        f"{pages_mod.display_path(self.templates_dir)}; "
+                        "create it or fix the page's template: key",
+                    )
+                )
+                continue
+            except jinja2.TemplateError as exc:
+                self.deferred.problems.append(_template_problem(exc, source.display_path))
+                continue
+            rendered.append(RenderedPage(source, html, set(self.deferred.used)))
+        return rendered
+
+    # -- phase 2: resolve -----------------------------------------------------------------
+
+    async def _resolve(self) -> tuple[Resolution, int]:
+        jobs = self.options.jobs or self.config.build.jobs
+        total = len(self.deferred.shortcodes)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if self.progress:
+                self.progress(done, total)
+
+        async with lazy_client(self.config) as connect:
+            opened: list[Any] = []
+
+            async def counting_connect() -> Any:
+                client = await connect()
+                if not opened:
+                    opened.append(client)
+                return client
+
+            resolver = Resolver(
+                self.config,
+                self.cache,
+                counting_connect,
+                jobs=jobs,
+                refresh=self.options.refresh,
+                offline=self.options.offline,
+                verify_only=self.options.check_only,
+                progress=tick,
+            )
+            resolution = await resolver.resolve(self.deferred.shortcodes)
+            self._warnings.extend(resolver.warn_messages)
+            requests = opened[0].stats.total if opened else 0
+        return resolution, requests
+
+    # -- the whole build ------------------------------------------------------------------
+
+    def build(self) -> BuildResult:
+        started = time.perf_counter()
+        self._warnings: list[str] = []
+        sources = [
+            s for s in pages_mod.discover(self.config.path(self.config.site.content)) if not s.draft
+        ]
+        rendered = self._render_pages(sources)
+        problems = list(self.deferred.problems)
+        result = BuildResult(pages=len(rendered))
+        if self.options.syntax_only:
+            if problems:
+                raise ContentError(problems)
+            result.seconds = time.perf_counter() - started
+            return result
+        if problems and not self.options.keep_going:
+            raise ContentError(problems)
+
+        try:
+            resolution, result.requests = asyncio.run(self._resolve())
+        finally:
+            self.cache.close()
+        result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
+        for sc, message in resolution.warnings:
+            self._warnings.append(
+                f"{sc.location.path}:{sc.location.line}:{sc.location.col}: warning: {message}"
+            )
+        failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
+        for _sc, failure in failures:
+            if isinstance(failure.cause, (ServiceUnreachableError, AuthenticationError)):
+                raise failure.cause
+        problems += [
+            Problem(sc.location.path, sc.location.line, sc.location.col, f.message)
+            for sc, f in failures
+        ]
+
+        renderer = Renderer(
+            self.config.video,
+            player_url=self.config.service.player_url,
+            static_url=self.config.service.static_url,
+            site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
+        )
+        html_by_index, render_problems = self._final_html(resolution, renderer)
+        problems += render_problems
+        resolved = [sc for sc, o in resolution.outcomes.items() if not isinstance(o, Failure)]
+        result.images = sum(sc.name == "media_image" for sc in resolved)
+        result.videos = len(resolved) - result.images
+        result.warnings = self._warnings
+        if problems and not self.options.keep_going:
+            raise ContentError(problems)
+        result.problems = sorted(set(problems))
+        result.manifest = self._manifest(rendered, resolution)
+        if not self.options.check_only:
+            self._write(rendered, resolution, html_by_index, result.manifest)
+            result.output = self.output
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _final_html(
+        self, resolution: Resolution, renderer: Renderer
+    ) -> tuple[list[str], list[Problem]]:
+        prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
+        html: list[str] = []
+        problems: list[Problem] = []
+        for sc in self.deferred.shortcodes:
+            outcome = resolution.outcomes.get(sc)
+            try:
+                if isinstance(outcome, ImageOutcome):
+                    image = ResolvedImage(
+                        outcome.file,
+                        prefix + outcome.name,
+                        outcome.stored.width,
+                        outcome.stored.height,
+                    )
+                    html.append(renderer.image(sc, image))
+                    continue
+                if isinstance(outcome, VideoOutcome):
+                    html.append(renderer.video(sc, outcome.file))
+                    continue
+                message = outcome.message if isinstance(outcome, Failure) else "not resolved"
+            except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
+                message = str(exc)
+                problems.append(
+                    Problem(sc.location.path, sc.location.line, sc.location.col, message)
+                )
+            html.append(renderer.placeholder(sc, message))
+        return html, problems
+
+    def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:
+        entries = []
+        for page in rendered:
+            ids = {
+                self.deferred.shortcodes[i].file_id
+                for i in page.used
+                if not isinstance(resolution.outcomes.get(self.deferred.shortcodes[i]), Failure)
+            }
+            entries.append(
+                (page_url(self.config.site.base_url, page.source.url_path), page.source.title, ids)
+            )
+        return Manifest.from_pages(self.config.site.base_url, entries)
+
+    # -- phase 4: write, all or nothing -----------------------------------------------------
+
+    def _write(
+        self,
+        rendered: list[RenderedPage],
+        resolution: Resolution,
+        html_by_index: list[str],
+        manifest: Manifest,
+    ) -> None:
+        from .assets import publish
+
+        staging = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
+        if staging.exists():
+            shutil.rmtree(staging)
+        try:
+            static_dir = self.config.path(self.config.site.static)
+            if static_dir.is_dir():
+                shutil.copytree(static_dir, staging)
+            staging.mkdir(parents=True, exist_ok=True)
+            media = staging / self.config.site.media_dir
+            for outcome in resolution.outcomes.values():
+                if isinstance(outcome, ImageOutcome):
+                    publish(self.cache, outcome.stored, media / outcome.name)
+
+            def substitute(match: re.Match[str]) -> str:
+                return html_by_index[int(match.group(1))]
+
+            for page in rendered:
+                target = staging / page.source.output_file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(MARKER.sub(substitute, page.html), encoding="utf-8")
+            manifest.write_atomic(staging / MANIFEST_NAME)
+            swap_into_place(staging, self.output)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+def media_url_prefix(base_url: str, media_dir: str) -> str:
+    """Root-relative URL of the media directory, honouring a base_url with a path."""
+    base_path = urlsplit(base_url).path.rstrip("/")
+    return f"{base_path}/{media_dir.strip('/')}/"
+
+
+def swap_into_place(staging: Path, output: Path) -> None:
+    """Replace `output` by `staging`; the old output stays whole until the last moment."""
+    if output.exists() and not output.is_dir():
+        raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
+    old = output.parent / f".{output.name}.old-{os.getpid()}"
+    if output.exists():
+        os.replace(output, old)
+    try:
+        os.replace(staging, output)
+    except BaseException:
+        if old.exists():
+            os.replace(old, output)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build_site(config: Config, options: BuildOptions | None = None, **kwargs: Any) -> BuildResult:
+    return SiteBuilder(config, options, **kwargs).build()
+
+
+def is_interactive() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("CI")

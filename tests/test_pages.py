@@ -1,0 +1,65 @@
+"""Pages: discovery, front matter, pretty URLs, real line numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mediashortcodes.errors import ConfigError
+from mediashortcodes.pages import discover, split_front_matter, url_path_for
+
+
+@pytest.mark.parametrize(
+    ("relative", "url"),
+    [
+        ("index.md", "/"),
+        ("about.md", "/about/"),
+        ("blog/post.md", "/blog/post/"),
+        ("blog/index.md", "/blog/"),
+    ],
+)
+def test_pretty_urls(relative: str, url: str) -> None:
+    assert url_path_for(Path(relative)) == url
+
+
+def test_front_matter_body_starts_on_its_real_line() -> None:
+    front, body, start = split_front_matter("---\ntitle: Hi\ndraft: true\n---\nHello\n", "x.md")
+    assert front == {"title": "Hi", "draft": True}
+    assert body == "Hello\n"
+    assert start == 5
+
+
+def test_no_front_matter_keeps_the_whole_text() -> None:
+    assert split_front_matter("# Title\n", "x.md") == ({}, "# Title\n", 1)
+
+
+def test_invalid_front_matter_names_file_and_line() -> None:
+    with pytest.raises(ConfigError, match=r"x\.md:3: invalid YAML front matter"):
+        split_front_matter("---\ntitle: ok\nbad: [unclosed\n---\nbody\n", "x.md")
+
+
+def test_front_matter_must_be_a_mapping() -> None:
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        split_front_matter("---\n- a\n- b\n---\n", "x.md")
+
+
+def test_unclosed_front_matter_is_an_error() -> None:
+    with pytest.raises(ConfigError, match="no closing ---"):
+        split_front_matter("---\ntitle: x\n", "x.md")
+
+
+def test_discover_finds_nested_pages_in_order(tmp_path: Path) -> None:
+    (tmp_path / "blog").mkdir()
+    (tmp_path / "index.md").write_text("home")
+    (tmp_path / "blog" / "post.md").write_text("---\ntitle: Post\ndraft: true\n---\nx")
+    found = discover(tmp_path)
+    assert [(p.url_path, p.title, p.draft) for p in found] == [
+        ("/blog/post/", "Post", True),
+        ("/", "Index", False),
+    ]
+
+
+def test_missing_content_directory_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"create it or set \[site\] content"):
+        discover(tmp_path / "nope")
