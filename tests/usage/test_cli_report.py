@@ -1,0 +1,83 @@
+"""``mediashortcodes report`` without a service: dry run, disabled reporting, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mediashortcodes.cli import cli
+from mediashortcodes.usage import Manifest
+
+SITE = "https://s.org"
+
+
+def make_site(root: Path, usage: str = 'contact = "Ann"\nproject = "Web"\n') -> Path:
+    (root / "_site").mkdir(parents=True)
+    (root / "mediashortcodes.toml").write_text(
+        f'[service]\nbase_url = "http://127.0.0.1:9"\nplayer_url = "http://p"\n'
+        f'static_url = "http://s"\n[site]\nbase_url = "{SITE}"\n[usage]\n{usage}'
+    )
+    Manifest.from_pages(
+        SITE, [(f"{SITE}/", "Home", [2, 1]), (f"{SITE}/about/", "About", [])]
+    ).write_atomic(root / "_site" / "media-usage.json")
+    return root
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    for name in ("CLIENT_ID", "CLIENT_SECRET", "REFRESH_TOKEN", "BASE_URL"):
+        monkeypatch.delenv(f"MEDIASHORTCODES_{name}", raising=False)
+    return CliRunner()
+
+
+def test_dry_run_prints_each_request_and_sends_nothing(runner: CliRunner, tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = runner.invoke(cli, ["report", str(site), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("POST /1/files/multiple/usages {")
+    body = json.loads(lines[0].removeprefix("POST /1/files/multiple/usages "))
+    assert body["id"] == [1, 2]
+    assert body["web"] == {"page": f"{SITE}/", "pageName": "Home"}
+    assert lines[-1] == (
+        "dry run: 1 page would be reported (1 addition, 0 removals), 1 unchanged; nothing was sent"
+    )
+    assert not (site / ".mediashortcodes").exists()
+
+
+def test_disabled_reporting_says_so(runner: CliRunner, tmp_path: Path) -> None:
+    site = make_site(tmp_path, usage="enabled = false\n")
+    result = runner.invoke(cli, ["report", str(site)])
+    assert result.exit_code == 0
+    assert "usage reporting is disabled" in result.stdout
+
+
+def test_a_site_not_built_yet_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    (site / "_site" / "media-usage.json").unlink()
+    result = runner.invoke(cli, ["report", str(site), "--dry-run"])
+    assert result.exit_code == 2
+    assert "run `mediashortcodes build` first" in result.stderr
+
+
+def test_a_previous_that_cannot_be_read_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = runner.invoke(cli, ["report", str(site), "--previous", str(tmp_path / "nope.json")])
+    assert result.exit_code == 2
+    assert "--previous" in result.stderr
+
+
+def test_missing_credentials_are_named_before_anything_is_sent(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    result = runner.invoke(cli, ["report", str(make_site(tmp_path))])
+    assert result.exit_code == 2
+    assert "MEDIASHORTCODES_CLIENT_ID" in result.stderr
+
+
+def test_empty_usage_settings_give_a_warning(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["report", str(make_site(tmp_path, usage="")), "--dry-run"])
+    assert "warning: [usage] contact is empty" in result.stderr
