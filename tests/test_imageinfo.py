@@ -260,3 +260,15 @@ def test_a_corrupted_byte_in_a_real_image_raises_only_image_error(name, position
     except ImageError:
         return
     assert info.width > 0 and info.height > 0
+
+
+def test_the_public_names_are_exported():
+    assert sorted(imageinfo.__all__) == [
+        "ImageError",
+        "ImageInfo",
+        "kind_for_filetype",
+        "matches",
+        "probe",
+        "verify",
+    ]
+    assert all(hasattr(imageinfo, name) for name in imageinfo.__all__)
