@@ -121,7 +121,7 @@ class PickerServer:
         return f"{self.origin}/?token={self._token}"
 
     def serve_forever(self) -> None:
-        self._httpd.serve_forever(poll_interval=0.2)
+        self._httpd.serve_forever(poll_interval=0.05)
 
     def start(self) -> PickerServer:
         """Serve from a background thread (tests, embedding); stop with :meth:`stop`."""
