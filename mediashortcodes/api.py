@@ -1,0 +1,674 @@
+"""HTTP clients for the Media Asset Service: the seven endpoints and image downloads.
+
+:class:`AsyncClient` serves batch builds (many requests in flight); :class:`Client` has the
+same methods, synchronous, for the CLI and live Django/Wagtail requests. Both:
+
+- fetch the access token on the first API call, never before (creating a client does no
+  I/O, so a warm build makes no request at all), and reuse it until shortly before it
+  expires; a 401 fetches one fresh token and retries once;
+- retry 429, 5xx, connection errors and timeouts (see :mod:`mediashortcodes.retry`);
+- send the token to the API host only: downloads go through a second connection pool that
+  never carries it, and only to hosts the download policy allows;
+- raise the exceptions of :mod:`mediashortcodes.errors`, never httpx's, whose messages
+  carry URLs: every text that leaves here is redacted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, fields
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from . import __version__
+from .config import ENV_BASE_URL, Config, Credentials
+from .download_policy import DownloadPolicy
+from .endpoints import (
+    TOKEN_CALL_WITHOUT_CREDENTIALS,
+    Call,
+    download_info_call,
+    files_call,
+    folders_call,
+    formats_call,
+    parse_download_info,
+    parse_files,
+    parse_folders,
+    parse_formats,
+    parse_token,
+    read_json,
+    search_call,
+    status_error,
+    token_call,
+    token_error,
+    usage_call,
+)
+from .errors import (
+    ConfigError,
+    InvalidResponseError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    ServiceError,
+    ServiceUnreachableError,
+)
+from .records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
+from .redact import install_log_redaction, redact, redact_url, redact_urls_in
+from .retry import RetryPolicy, is_retryable_status, parse_retry_after
+from .tokens import AsyncTokenManager, TokenManager
+
+__all__ = [
+    "USER_AGENT",
+    "AsyncClient",
+    "Client",
+    "RequestStats",
+    "client_from_config",
+    "sync_client_from_config",
+]
+
+log = logging.getLogger("mediashortcodes.api")
+
+USER_AGENT = f"mediashortcodes/{__version__} (python-httpx/{httpx.__version__})"
+MAX_REDIRECTS = 5
+
+
+@dataclass
+class RequestStats:
+    """HTTP requests sent, per endpoint; every attempt counts, retries included."""
+
+    token: int = 0
+    folders: int = 0
+    files: int = 0
+    search: int = 0
+    download_info: int = 0
+    formats: int = 0
+    usage: int = 0
+    download: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, f.name) for f in fields(self))
+
+    def add(self, endpoint: str) -> None:
+        setattr(self, endpoint, getattr(self, endpoint) + 1)
+
+
+class _CutOff(Exception):
+    """A download body ended before its declared length."""
+
+
+class _Attempts:
+    """One request's attempts: whether to retry, how long to wait, the error when done."""
+
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        clock: Callable[[], float],
+        what: str,
+        scrub: Callable[[str], str],
+    ) -> None:
+        self._policy = policy
+        self._clock = clock
+        self._what = what
+        self._scrub = scrub
+        self._started = clock()
+        self._retries = 0
+
+    def after_status(self, response: httpx.Response) -> float | None:
+        """The wait before retrying this answer, or ``None`` when it is final."""
+        status = response.status_code
+        if not is_retryable_status(status):
+            return None
+        retry_after = parse_retry_after(response.headers.get("retry-after"), time.time())
+        wait = self._next(retry_after)
+        if wait is None:
+            raise self._exhausted_status(status)
+        log.info("%s answered HTTP %d; retry %d in %.2f s", self._what, status, self._retries, wait)
+        return wait
+
+    def after_error(self, exc: Exception, *, cut_off: bool = False) -> float:
+        wait = self._next(None)
+        if wait is None:
+            # Called while handling httpx's exception, whose text holds the URL: hide it.
+            raise self._exhausted_error(exc, cut_off) from None
+        log.info(
+            "%s failed (%s); retry %d in %.2f s",
+            self._what,
+            self._describe(exc),
+            self._retries,
+            wait,
+        )
+        return wait
+
+    def _next(self, retry_after: float | None) -> float | None:
+        self._retries += 1
+        return self._policy.next_wait(self._retries, self._clock() - self._started, retry_after)
+
+    def _summary(self) -> str:
+        return f"{self._retries} attempts in {self._clock() - self._started:.1f} s"
+
+    def _describe(self, exc: Exception) -> str:
+        text = str(exc)
+        return self._scrub(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+
+    def _exhausted_status(self, status: int) -> ServiceError:
+        if status == 429:
+            return RateLimitedError(
+                f"the service kept answering 429 Too Many Requests to {self._what} "
+                f"({self._summary()}); wait a few minutes and run again, or raise "
+                "[service] max_retries or retry_total_seconds",
+                status=status,
+            )
+        return ServerError(
+            f"the service kept failing with HTTP {status} on {self._what} ({self._summary()}); "
+            "try again later, and tell the service operator if it persists",
+            status=status,
+        )
+
+    def _exhausted_error(self, exc: Exception, cut_off: bool) -> ServiceError:
+        if cut_off:
+            return InvalidResponseError(
+                f"{self._what} was cut off before its declared length ({self._summary()}); "
+                "run again, and tell the service operator if it persists"
+            )
+        if isinstance(exc, httpx.TimeoutException):
+            return ServiceUnreachableError(
+                f"{self._what} timed out ({self._summary()}); check the network, or raise "
+                "[service] timeout in mediashortcodes.toml"
+            )
+        return ServiceUnreachableError(
+            f"could not reach the service for {self._what}: {self._describe(exc)} "
+            f"({self._summary()}); check [service] base_url (or {ENV_BASE_URL}) and the network"
+        )
+
+
+def _check_base_url(base_url: str) -> str:
+    base = (base_url or "").strip().rstrip("/")
+    try:
+        parts = urlsplit(base)
+        host = parts.hostname
+    except ValueError:
+        host = None
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not host:
+        raise ConfigError(
+            f"the service base_url must be an absolute http(s) URL, got {redact_url(base)!r}; "
+            f"set [service] base_url in mediashortcodes.toml or {ENV_BASE_URL}"
+        )
+    return base
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).hostname or "?"
+
+
+def _declared_length(response: httpx.Response) -> int | None:
+    value = response.headers.get("content-length", "")
+    return int(value) if value.isdigit() else None
+
+
+def _too_large(host: str, max_bytes: int) -> InvalidResponseError:
+    return InvalidResponseError(
+        f"the download from {host} is larger than the limit of {max_bytes} bytes; "
+        "raise [images] max_bytes in mediashortcodes.toml if the file is expected"
+    )
+
+
+def _download_status_error(response: httpx.Response, host: str) -> ServiceError:
+    status = response.status_code
+    if status in (401, 403, 404, 410):
+        return NotFoundError(
+            f"the download link on {host} was refused with HTTP {status}; download links "
+            "expire after a few minutes: run again to fetch a fresh one",
+            status=status,
+        )
+    return ServiceError(
+        f"the download from {host} answered HTTP {status}; try again later, and tell the "
+        "service operator if it persists",
+        status=status,
+    )
+
+
+def _redirect_target(response: httpx.Response, policy: DownloadPolicy, hops: int) -> str:
+    if hops > MAX_REDIRECTS:
+        raise InvalidResponseError(
+            f"the download from {response.url.host} redirected more than {MAX_REDIRECTS} times"
+        )
+    target = str(response.url.join(response.headers["location"]))
+    policy.check(target)
+    return target
+
+
+def _complete(response: httpx.Response, declared: int | None, chunks: list[bytes]) -> bytes:
+    body = b"".join(chunks)
+    # Content-Length counts the bytes on the wire (compressed, if encoded); a body that
+    # httpx already held in memory reports no wire bytes, and then the body is the count.
+    received = response.num_bytes_downloaded or len(body)
+    if declared is not None and received != declared:
+        raise _CutOff(f"got {received} of {declared} bytes")
+    return body
+
+
+class _Base:
+    """What both clients share: settings, the policies, request building, redaction."""
+
+    def __init__(
+        self,
+        base_url: str,
+        credentials: Credentials,
+        *,
+        timeout: float,
+        max_retries: int,
+        retry_total_seconds: float,
+        download_url: str,
+        allowed_download_hosts: Iterable[str],
+        allow_http_downloads: bool,
+        clock: Callable[[], float] | None,
+    ) -> None:
+        self.base_url = _check_base_url(base_url)
+        self._credentials = credentials
+        self._clock = clock or time.monotonic
+        self._retry = RetryPolicy(max_retries=max_retries, total_seconds=retry_total_seconds)
+        self._policy = DownloadPolicy(
+            base_url=self.base_url,
+            download_url=download_url,
+            allowed_hosts=tuple(allowed_download_hosts),
+            allow_http=allow_http_downloads,
+        )
+        self._timeout = httpx.Timeout(timeout)
+        self._limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+        self._headers = {"User-Agent": USER_AGENT}
+        self._tokens_seen: set[str] = set()
+        self.stats = RequestStats()
+        install_log_redaction()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
+
+    def _secrets(self) -> tuple[str, ...]:
+        creds = self._credentials
+        return (creds.client_id, creds.client_secret, creds.refresh_token, *self._tokens_seen)
+
+    def _scrub(self, text: str) -> str:
+        return redact(redact_urls_in(text), self._secrets())
+
+    def _attempts(self, what: str) -> _Attempts:
+        return _Attempts(self._retry, self._clock, what, self._scrub)
+
+    def _build(self, http: httpx.Client | httpx.AsyncClient, call: Call, token: str | None):
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        return http.build_request(
+            call.method,
+            self.base_url + call.path,
+            params=dict(call.params) if call.params else None,
+            json=call.body,
+            headers=headers,
+        )
+
+    def _accept_token(self, response: httpx.Response) -> Token:
+        if not response.is_success:
+            raise token_error(response, self._secrets())
+        token = parse_token(read_json(TOKEN_CALL_WITHOUT_CREDENTIALS, response))
+        self._tokens_seen.add(token.access_token)
+        log.debug("fetched an access token valid for %d s", token.expires_in)
+        return token
+
+    def _unexpected(self, what: str, exc: Exception) -> ServiceError:
+        return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
+
+
+class AsyncClient(_Base):
+    """The asynchronous client; one connection pool for the API, one for downloads."""
+
+    def __init__(
+        self,
+        base_url: str,
+        credentials: Credentials,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        download_transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        retry_total_seconds: float = 60.0,
+        download_url: str = "",
+        allowed_download_hosts: Iterable[str] = (),
+        allow_http_downloads: bool = False,
+        token_margin: float = 60.0,
+        sleep: Callable[[float], Awaitable[Any]] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(
+            base_url,
+            credentials,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_total_seconds=retry_total_seconds,
+            download_url=download_url,
+            allowed_download_hosts=allowed_download_hosts,
+            allow_http_downloads=allow_http_downloads,
+            clock=clock,
+        )
+        self._sleep = sleep or asyncio.sleep
+        self._tokens = AsyncTokenManager(self._fetch_token, self._clock, token_margin)
+        common: dict[str, Any] = {
+            "timeout": self._timeout,
+            "limits": self._limits,
+            "headers": self._headers,
+            "follow_redirects": False,
+        }
+        self._http = httpx.AsyncClient(transport=transport, **common)
+        self._downloads = httpx.AsyncClient(transport=download_transport or transport, **common)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+        await self._downloads.aclose()
+
+    # The seven endpoints ----------------------------------------------------------------
+
+    async def folders(self) -> list[Folder]:
+        return parse_folders(await self._json(folders_call()))
+
+    async def files(self, folder_id: int) -> list[File]:
+        return parse_files(await self._json(files_call(folder_id)))
+
+    async def search(self, query: str) -> list[File]:
+        return parse_files(await self._json(search_call(query)))
+
+    async def download_info(
+        self, file_id: int, format: int, crop: Crop | None = None
+    ) -> list[DownloadInfo]:
+        return parse_download_info(await self._json(download_info_call(file_id, format, crop)))
+
+    async def formats(self) -> list[Format]:
+        return parse_formats(await self._json(formats_call()))
+
+    async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
+        await self._authorized(usage_call(usage, removed_as_bool=removed_as_bool))
+
+    async def download(self, url: str, *, max_bytes: int) -> bytes:
+        """Fetch a download link without the access token, checking host, size and length."""
+        self._policy.check(url)
+        host = _host(url)
+        attempts = self._attempts(f"the download from {host}")
+        hops = 0
+        while True:
+            self.stats.add("download")
+            try:
+                async with self._downloads.stream("GET", url) as response:
+                    if response.is_redirect:
+                        hops += 1
+                        url = _redirect_target(response, self._policy, hops)
+                        continue
+                    wait = attempts.after_status(response)
+                    if wait is None:
+                        if not response.is_success:
+                            raise _download_status_error(response, host)
+                        return await self._read(response, host, max_bytes)
+            except _CutOff as exc:
+                wait = attempts.after_error(exc, cut_off=True)
+            except httpx.TransportError as exc:
+                wait = attempts.after_error(exc)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise self._unexpected(f"the download from {host}", exc) from None
+            await self._sleep(wait)
+
+    # Plumbing ---------------------------------------------------------------------------
+
+    async def _json(self, call: Call) -> Any:
+        return read_json(call, await self._authorized(call))
+
+    async def _authorized(self, call: Call) -> httpx.Response:
+        token = await self._tokens.get()
+        response = await self._send(call, token)
+        if response.status_code == 401:
+            log.info("%s answered 401; fetching a fresh access token", call.what)
+            token = await self._tokens.after_rejection(token)
+            response = await self._send(call, token)
+        if not response.is_success:
+            raise status_error(call, response, self._secrets())
+        return response
+
+    async def _fetch_token(self) -> Token:
+        return self._accept_token(await self._send(token_call(self._credentials), None))
+
+    async def _send(self, call: Call, token: str | None) -> httpx.Response:
+        attempts = self._attempts(call.what)
+        while True:
+            self.stats.add(call.endpoint)
+            try:
+                response = await self._http.send(self._build(self._http, call, token))
+            except httpx.TransportError as exc:
+                wait = attempts.after_error(exc)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise self._unexpected(call.what, exc) from None
+            else:
+                wait = attempts.after_status(response)
+                if wait is None:
+                    log.debug("%s -> HTTP %d", call.what, response.status_code)
+                    return response
+            await self._sleep(wait)
+
+    async def _read(self, response: httpx.Response, host: str, max_bytes: int) -> bytes:
+        declared = _declared_length(response)
+        if declared is not None and declared > max_bytes:
+            raise _too_large(host, max_bytes)
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise _too_large(host, max_bytes)
+                chunks.append(chunk)
+        except httpx.TransportError as exc:
+            raise _CutOff(str(exc)) from None
+        return _complete(response, declared, chunks)
+
+
+class Client(_Base):
+    """The synchronous client: :class:`AsyncClient`'s methods, blocking; thread-safe."""
+
+    def __init__(
+        self,
+        base_url: str,
+        credentials: Credentials,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        download_transport: httpx.BaseTransport | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        retry_total_seconds: float = 60.0,
+        download_url: str = "",
+        allowed_download_hosts: Iterable[str] = (),
+        allow_http_downloads: bool = False,
+        token_margin: float = 60.0,
+        sleep: Callable[[float], Any] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(
+            base_url,
+            credentials,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_total_seconds=retry_total_seconds,
+            download_url=download_url,
+            allowed_download_hosts=allowed_download_hosts,
+            allow_http_downloads=allow_http_downloads,
+            clock=clock,
+        )
+        self._sleep = sleep or time.sleep
+        self._tokens = TokenManager(self._fetch_token, self._clock, token_margin)
+        common: dict[str, Any] = {
+            "timeout": self._timeout,
+            "limits": self._limits,
+            "headers": self._headers,
+            "follow_redirects": False,
+        }
+        self._http = httpx.Client(transport=transport, **common)
+        self._downloads = httpx.Client(transport=download_transport or transport, **common)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+        self._downloads.close()
+
+    # The seven endpoints ----------------------------------------------------------------
+
+    def folders(self) -> list[Folder]:
+        return parse_folders(self._json(folders_call()))
+
+    def files(self, folder_id: int) -> list[File]:
+        return parse_files(self._json(files_call(folder_id)))
+
+    def search(self, query: str) -> list[File]:
+        return parse_files(self._json(search_call(query)))
+
+    def download_info(
+        self, file_id: int, format: int, crop: Crop | None = None
+    ) -> list[DownloadInfo]:
+        return parse_download_info(self._json(download_info_call(file_id, format, crop)))
+
+    def formats(self) -> list[Format]:
+        return parse_formats(self._json(formats_call()))
+
+    def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
+        self._authorized(usage_call(usage, removed_as_bool=removed_as_bool))
+
+    def download(self, url: str, *, max_bytes: int) -> bytes:
+        """Fetch a download link without the access token, checking host, size and length."""
+        self._policy.check(url)
+        host = _host(url)
+        attempts = self._attempts(f"the download from {host}")
+        hops = 0
+        while True:
+            self.stats.add("download")
+            try:
+                with self._downloads.stream("GET", url) as response:
+                    if response.is_redirect:
+                        hops += 1
+                        url = _redirect_target(response, self._policy, hops)
+                        continue
+                    wait = attempts.after_status(response)
+                    if wait is None:
+                        if not response.is_success:
+                            raise _download_status_error(response, host)
+                        return self._read(response, host, max_bytes)
+            except _CutOff as exc:
+                wait = attempts.after_error(exc, cut_off=True)
+            except httpx.TransportError as exc:
+                wait = attempts.after_error(exc)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise self._unexpected(f"the download from {host}", exc) from None
+            self._sleep(wait)
+
+    # Plumbing ---------------------------------------------------------------------------
+
+    def _json(self, call: Call) -> Any:
+        return read_json(call, self._authorized(call))
+
+    def _authorized(self, call: Call) -> httpx.Response:
+        token = self._tokens.get()
+        response = self._send(call, token)
+        if response.status_code == 401:
+            log.info("%s answered 401; fetching a fresh access token", call.what)
+            token = self._tokens.after_rejection(token)
+            response = self._send(call, token)
+        if not response.is_success:
+            raise status_error(call, response, self._secrets())
+        return response
+
+    def _fetch_token(self) -> Token:
+        return self._accept_token(self._send(token_call(self._credentials), None))
+
+    def _send(self, call: Call, token: str | None) -> httpx.Response:
+        attempts = self._attempts(call.what)
+        while True:
+            self.stats.add(call.endpoint)
+            try:
+                response = self._http.send(self._build(self._http, call, token))
+            except httpx.TransportError as exc:
+                wait = attempts.after_error(exc)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise self._unexpected(call.what, exc) from None
+            else:
+                wait = attempts.after_status(response)
+                if wait is None:
+                    log.debug("%s -> HTTP %d", call.what, response.status_code)
+                    return response
+            self._sleep(wait)
+
+    def _read(self, response: httpx.Response, host: str, max_bytes: int) -> bytes:
+        declared = _declared_length(response)
+        if declared is not None and declared > max_bytes:
+            raise _too_large(host, max_bytes)
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise _too_large(host, max_bytes)
+                chunks.append(chunk)
+        except httpx.TransportError as exc:
+            raise _CutOff(str(exc)) from None
+        return _complete(response, declared, chunks)
+
+
+def _client_settings(config: Config) -> dict[str, Any]:
+    service = config.service
+    if not service.base_url:
+        raise ConfigError(
+            f"no service base_url: set [service] base_url in {config.source} or {ENV_BASE_URL} "
+            "(with [service] sandbox = true, open the service with "
+            "mediashortcodes.service.open_service first)"
+        )
+    return {
+        "timeout": service.timeout,
+        "max_retries": service.max_retries,
+        "retry_total_seconds": service.retry_total_seconds,
+        "download_url": service.download_url,
+        "allowed_download_hosts": service.allowed_download_hosts,
+        "allow_http_downloads": service.allow_http_downloads,
+    }
+
+
+def client_from_config(
+    config: Config, credentials: Credentials, *, transport: httpx.AsyncBaseTransport | None = None
+) -> AsyncClient:
+    """An :class:`AsyncClient` for the configured service; it makes no request until used."""
+    settings = _client_settings(config)
+    return AsyncClient(config.service.base_url, credentials, transport=transport, **settings)
+
+
+def sync_client_from_config(
+    config: Config, credentials: Credentials, *, transport: httpx.BaseTransport | None = None
+) -> Client:
+    """A :class:`Client` for the configured service; it makes no request until used."""
+    settings = _client_settings(config)
+    return Client(config.service.base_url, credentials, transport=transport, **settings)

@@ -1,0 +1,69 @@
+"""When to try a request again and how long to wait first (pure; the clients do the waiting).
+
+429, 5xx, connection errors and timeouts are retried with exponential backoff and jitter,
+honouring ``Retry-After``; every other answer is final at once. Retries are bounded twice:
+by a number of retries and by a total time budget, and no wait outlasts the budget.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRY_STATUSES or 500 <= status <= 599
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date).
+
+    ``now`` is the wall-clock time (epoch seconds); unreadable values give ``None``.
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, timezone.utc).timestamp())
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounds and shape of the backoff; ``jitter`` is injectable so tests are deterministic."""
+
+    max_retries: int = 5
+    total_seconds: float = 60.0
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    jitter: Callable[[float, float], float] = field(default=random.uniform, repr=False)
+
+    def backoff(self, retry: int) -> float:
+        """The jittered wait before retry number ``retry`` (1 for the first retry)."""
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
+        return self.jitter(ceiling / 2, ceiling)
+
+    def next_wait(self, retry: int, elapsed: float, retry_after: float | None) -> float | None:
+        """Seconds to wait before retry number ``retry``, or ``None`` when it is time to stop.
+
+        A ``Retry-After`` from the service replaces the computed backoff; either is capped
+        at what remains of the total budget.
+        """
+        remaining = self.total_seconds - elapsed
+        if retry > self.max_retries or remaining <= 0:
+            return None
+        wait = retry_after if retry_after is not None else self.backoff(retry)
+        return min(wait, remaining)

@@ -1,0 +1,41 @@
+"""Where the service is and who we are to it, for one command or one build.
+
+With ``[service] sandbox = true`` the local sandbox runs for the duration of the ``with``
+block and its URLs and demo credentials are used; otherwise the URLs come from the config
+(or the environment) and the credentials from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .config import Config, Credentials, credentials_from_env, require_service_urls
+from .errors import ConfigError
+
+
+@contextmanager
+def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
+    """Yield ``(config with the service URLs filled in, credentials)``.
+
+    Nothing is contacted here: the client makes the first request when it is used.
+    """
+    if not config.service.sandbox:
+        require_service_urls(config)
+        yield config, credentials_from_env()
+        return
+    try:
+        from .sandbox import Sandbox
+    except ImportError as exc:
+        raise ConfigError(
+            f"[service] sandbox = true needs the sandbox extra ({exc.name} is missing): "
+            "pip install 'mediashortcodes[sandbox]'"
+        ) from None
+    with Sandbox() as sandbox:
+        served = config.with_service(
+            base_url=sandbox.base_url,
+            player_url=sandbox.player_url,
+            static_url=sandbox.static_url,
+            download_url=sandbox.download_url,
+        )
+        yield served, sandbox.credentials

@@ -1,0 +1,165 @@
+"""Shared fixtures: an in-process fake of the service for unit tests (httpx.MockTransport)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from mediashortcodes.config import Credentials
+
+API = "https://api.example.com"
+DOWNLOADS = "https://dl.example.com"
+CREDENTIALS = Credentials("client-id-Q7", "client-secret-S3CR3T", "refresh-token-R3FR")
+
+FOLDERS = [
+    {"id": 1, "name": "Root", "type": 0, "depth": 0, "archived": False, "parent": None,
+     "hasChildren": True, "separator": False},
+    {"id": 2, "name": "Photos", "type": 0, "depth": 1, "archived": False, "parent": 1,
+     "hasChildren": False, "separator": False},
+    {"id": 3, "name": "Old", "type": 0, "depth": 0, "archived": True, "parent": None,
+     "hasChildren": False, "separator": False},
+]  # fmt: skip
+
+FILES = {
+    2: [
+        {"id": 10, "name": "Harbour", "filename": "harbour.jpg",
+         "type": {"id": 1, "type": "image", "description": "JPEG", "extension": "jpg"},
+         "filesize": 2048, "mark": 0, "uploadedBy": 5, "uploaded": "2024-01-02T03:04:05.000+0100",
+         "mediaId": None, "alttext": "A harbour", "smallPreview": "https://p/s.jpg",
+         "thumbPreview": "https://p/t.jpg", "gdprStatus": "OK", "gdprType": "NO_PERSON"},
+        {"id": 11, "name": "Launch film", "filename": "launch.mp4",
+         "type": {"id": 9, "type": "video", "description": "MP4", "extension": "mp4"},
+         "filesize": 99, "mediaId": "m-11", "alttext": "", "gdprStatus": "OK"},
+    ]
+}  # fmt: skip
+
+FORMATS = [{"id": 7, "name": "Thumb", "width": 150, "height": 150}, {"id": 8, "name": "Wide"}]
+IMAGE = b"\xff\xd8\xff\xe0" + b"jpeg-bytes" * 10
+
+
+@dataclass
+class FakeService:
+    """A stand-in for the Media Asset Service and its download host.
+
+    It checks credentials and Bearer tokens like the real one; ``inject`` queues answers
+    (or exceptions) for requests whose path starts with a prefix, to script failures.
+    """
+
+    expires_in: int = 7200
+    issued: int = 0
+    valid_tokens: set[str] = field(default_factory=set)
+    requests: list[httpx.Request] = field(default_factory=list)
+    usages: list[Any] = field(default_factory=list)
+    download_body: bytes = IMAGE
+    download_host: str = "dl.example.com"
+    scripted: list[tuple[str, Callable[[httpx.Request], httpx.Response]]] = field(
+        default_factory=list
+    )
+
+    def inject(
+        self,
+        prefix: str,
+        answer: httpx.Response | Exception | Callable[[httpx.Request], httpx.Response],
+        count: int = 1,
+    ) -> None:
+        def respond(request: httpx.Request) -> httpx.Response:
+            if isinstance(answer, Exception):
+                raise answer
+            if isinstance(answer, httpx.Response):
+                return httpx.Response(answer.status_code, headers=answer.headers,
+                                      content=answer.content)  # fmt: skip
+            return answer(request)
+
+        self.scripted.extend((prefix, respond) for _ in range(count))
+
+    def revoke(self) -> None:
+        self.valid_tokens.clear()
+
+    def paths(self) -> list[str]:
+        return [r.url.path for r in self.requests]
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        for i, (prefix, respond) in enumerate(self.scripted):
+            if request.url.path.startswith(prefix):
+                del self.scripted[i]
+                return respond(request)
+        if request.url.path.startswith("/dn/"):
+            return httpx.Response(200, content=self.download_body,
+                                  headers={"content-type": "image/jpeg"})  # fmt: skip
+        return self._api(request)
+
+    async def async_handler(self, request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0)  # let other tasks run, as a real network would
+        return self.handler(request)
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handler)
+
+    def async_transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.async_handler)
+
+    def _api(self, request: httpx.Request) -> httpx.Response:
+        path, q = request.url.path, request.url.params
+        if path == "/1/oauth2/token":
+            expected = {
+                "grant_type": "refresh_token",
+                "client_id": CREDENTIALS.client_id,
+                "client_secret": CREDENTIALS.client_secret,
+                "refresh_token": CREDENTIALS.refresh_token,
+            }
+            if dict(q) != expected:
+                return httpx.Response(401, json={"error": "invalid_grant"})
+            self.issued += 1
+            token = f"access-token-{self.issued}-T0K"
+            self.valid_tokens.add(token)
+            return httpx.Response(
+                200,
+                json={"access_token": token, "token_type": "Bearer",
+                      "expires_in": self.expires_in},
+            )  # fmt: skip
+        auth = request.headers.get("authorization", "")
+        if not auth.startswith("Bearer ") or auth[7:] not in self.valid_tokens:
+            return httpx.Response(401, json={"error": "invalid_token"})
+        if path == "/1/foldertree":
+            return httpx.Response(200, json=FOLDERS)
+        if m := re.fullmatch(r"/1/folder/(\d+)/files", path):
+            folder = int(m.group(1))
+            if folder not in FILES:
+                return httpx.Response(404, json={"error": "not found"})
+            return httpx.Response(200, json=FILES[folder])
+        if path == "/1/search/file":
+            text = q.get("query", "").lower()
+            hits = [f for files in FILES.values() for f in files if text in f["name"].lower()]
+            return httpx.Response(200, json=hits)
+        if m := re.fullmatch(r"/1/file/(\d+)/download/(-?\d+)", path):
+            file_id, fmt = int(m.group(1)), int(m.group(2))
+            if all(f["id"] != file_id for files in FILES.values() for f in files):
+                return httpx.Response(404, json={"error": "not found"})
+            kind = "custom" if fmt == -1 else "file"
+            url = f"https://{self.download_host}/dn/DLTOKEN{file_id}/{kind}?t=9&sid=SID1"
+            name = "original" if fmt == 0 else "custom" if fmt == -1 else f"format{fmt}"
+            return httpx.Response(
+                200,
+                json=[{"id": fmt, "format": name, "watermark": False, "isPreview": False,
+                       "filetype": "jpg", "expiresIn": 300, "downloadURL": url,
+                       "downloadWarning": False}],
+            )  # fmt: skip
+        if path == "/1/format":
+            return httpx.Response(200, json=FORMATS)
+        if path == "/1/files/multiple/usages" and request.method == "POST":
+            self.usages.append(json.loads(request.content))
+            return httpx.Response(200, json={})
+        return httpx.Response(404, text="no such endpoint")
+
+
+@pytest.fixture
+def fake() -> FakeService:
+    return FakeService()
