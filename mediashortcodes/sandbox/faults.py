@@ -1,0 +1,74 @@
+"""Failure injection: answer some requests with an error status, decided by a seeded RNG.
+
+Rules are checked in the order added; the first one that fires answers the request.
+Status 0 closes the connection without an answer (a simulated network fault).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import asdict, dataclass
+from http import HTTPStatus
+from typing import Any
+
+
+@dataclass
+class FailureRule:
+    status: int
+    rate: float = 1.0
+    count: int | None = None  # failures left; None: no limit
+    retry_after: float | None = None
+    path_prefix: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status != 0 and self.status not in {s.value for s in HTTPStatus}:
+            raise ValueError(f"fail status {self.status} is not an HTTP status (or 0 to drop)")
+        if self.status != 0 and self.status < 400:
+            raise ValueError(f"fail status {self.status} must be an error status (400-599)")
+        if not 0.0 < self.rate <= 1.0:
+            raise ValueError(f"fail rate {self.rate} must be in (0, 1]")
+        if self.count is not None and self.count < 1:
+            raise ValueError(f"fail count {self.count} must be at least 1 (or None)")
+        if self.retry_after is not None and self.retry_after < 0:
+            raise ValueError(f"retry_after {self.retry_after} must not be negative")
+
+    def retry_after_header(self) -> str | None:
+        if self.retry_after is None:
+            return None
+        value = self.retry_after
+        return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+class FaultInjector:
+    def __init__(self, seed: int = 0) -> None:
+        self._rng = random.Random(seed)
+        self._rules: list[FailureRule] = []
+        self._lock = threading.Lock()
+
+    def add(self, rule: FailureRule) -> None:
+        with self._lock:
+            self._rules.append(rule)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rules.clear()
+
+    def check(self, path: str) -> FailureRule | None:
+        """The rule that fails this request, if any (consuming one of its count)."""
+        with self._lock:
+            for rule in self._rules:
+                if not path.startswith(rule.path_prefix):
+                    continue
+                if rule.rate < 1.0 and self._rng.random() >= rule.rate:
+                    continue
+                if rule.count is not None:
+                    rule.count -= 1
+                    if rule.count == 0:
+                        self._rules.remove(rule)
+                return rule
+        return None
+
+    def rules(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [asdict(rule) for rule in self._rules]

@@ -1,0 +1,237 @@
+"""A small threaded HTTP/1.1 server that does not distort timings.
+
+Each response (status line, headers and body) leaves in ONE ``sendall`` on a socket with
+TCP_NODELAY: a server that writes headers and body separately meets ~40 ms delayed-ACK
+stalls per response. Connections stay open (keep-alive) as httpx expects, each in its
+own daemon thread, and ``stop`` closes them all so no test leaves a thread behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from email.utils import formatdate
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 1024 * 1024
+IDLE_TIMEOUT = 60.0  # seconds a kept-alive connection may stay silent
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, str] = field(default_factory=dict)  # last value wins
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names
+    body: bytes = b""
+
+    @classmethod
+    def from_target(
+        cls, method: str, target: str, headers: dict[str, str] | None = None, body: bytes = b""
+    ) -> Request:
+        parts = urlsplit(target)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        return cls(method.upper(), parts.path or "/", query, headers or {}, body)
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
+    drop: bool = False  # close the connection without answering (a simulated network fault)
+
+
+class HTTPError(Exception):
+    """Raised by a handler to answer with a JSON error body."""
+
+    def __init__(self, status: int, message: str, code: str = "", headers: Any = ()) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code or HTTPStatus(status).phrase.lower().replace(" ", "_")
+        self.headers = tuple(headers)
+
+    def response(self) -> Response:
+        body = {"error": self.code, "message": self.message, "status": self.status}
+        return json_response(body, self.status, headers=self.headers)
+
+
+def json_response(data: Any, status: int = 200, headers: Any = ()) -> Response:
+    body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return Response(status, body, "application/json; charset=utf-8", tuple(headers))
+
+
+App = Callable[[Request], Response]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    pattern: re.Pattern[str]
+    name: str  # the endpoint's name in the request statistics
+    handler: Callable[..., Response]
+
+
+def routes(*specs: tuple[str, str, str, Callable[..., Response]]) -> tuple[Route, ...]:
+    """Routes from (method, path regex, name, handler ``(state, request, **groups)``)."""
+    return tuple(
+        Route(method, re.compile(pattern), name, fn) for method, pattern, name, fn in specs
+    )
+
+
+def match(routes: tuple[Route, ...], request: Request) -> tuple[Route, dict[str, str]]:
+    """The route for a request and its path groups; 404 or 405 when there is none."""
+    allowed = []
+    for candidate in routes:
+        found = candidate.pattern.fullmatch(request.path)
+        if found is None:
+            continue
+        method = "GET" if request.method == "HEAD" else request.method
+        if candidate.method == method:
+            return candidate, found.groupdict()
+        allowed.append(candidate.method)
+    if allowed:
+        raise HTTPError(
+            405,
+            f"{request.method} is not allowed on {request.path}; use {', '.join(allowed)}",
+            headers=[("Allow", ", ".join(allowed))],
+        )
+    raise HTTPError(404, f"no such endpoint: {request.path}")
+
+
+_CORS = (
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+    ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
+)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "MediaAssetSandbox/1"
+    timeout = IDLE_TIMEOUT
+    server: Server
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    do_POST = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_GET
+
+    def _serve(self) -> None:
+        try:
+            body = self._read_body()
+            request = Request.from_target(
+                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
+            )
+            if request.method == "OPTIONS":
+                response = Response(204, content_type="")
+            else:
+                response = self.server.app(request)
+        except HTTPError as exc:
+            response = exc.response()
+        except Exception:
+            log.exception("sandbox handler failed on %s %s", self.command, self.path.split("?")[0])
+            response = HTTPError(500, "the sandbox failed; see its log").response()
+        if response.drop:
+            self.close_connection = True
+            return
+        self._write(response)
+
+    def _read_body(self) -> bytes:
+        raw = self.headers.get("Content-Length")
+        if raw is None:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                self.close_connection = True
+                raise HTTPError(411, "send a Content-Length; chunked bodies are not supported")
+            return b""
+        try:
+            length = int(raw)
+        except ValueError:
+            self.close_connection = True
+            raise HTTPError(400, f"bad Content-Length {raw!r}") from None
+        if length < 0 or length > MAX_BODY:
+            self.close_connection = True
+            raise HTTPError(413, f"request body too large: at most {MAX_BODY} bytes")
+        return self.rfile.read(length)
+
+    def _write(self, response: Response) -> None:
+        status = HTTPStatus(response.status)
+        lines = [
+            f"HTTP/1.1 {status.value} {status.phrase}",
+            f"Server: {self.server_version}",
+            f"Date: {formatdate(usegmt=True)}",
+            f"Content-Length: {len(response.body)}",
+        ]
+        if response.content_type:
+            lines.append(f"Content-Type: {response.content_type}")
+        lines += [f"{k}: {v}" for k, v in (*_CORS, *response.headers)]
+        if self.close_connection:
+            lines.append("Connection: close")
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        self.wfile.write(head if self.command == "HEAD" else head + response.body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class Server(ThreadingHTTPServer):
+    """A ThreadingHTTPServer bound to one app; tracks its connections so stop() ends them."""
+
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], app: App) -> None:
+        self.app = app
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        super().__init__(address, _Handler)
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, addr = super().get_request()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with self._connections_lock:
+            self._connections.add(conn)
+        return conn, addr
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def start(self, name: str) -> None:
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop accepting, end open keep-alive connections and release the port."""
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join()
+            self._thread = None
+        with self._connections_lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        self.server_close()

@@ -1,0 +1,158 @@
+"""What both sandbox hosts share: library, tokens, links, knobs, statistics, usage reports.
+
+Every request of the API and media hosts goes through ``serve``: it is counted, delayed
+by the latency knob, possibly failed by an injected fault, then handled.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from .auth import TokenStore
+from .faults import FailureRule, FaultInjector
+from .http import HTTPError, Request, Response, Route, match
+from .library import Library
+from .links import LinkSigner
+from .usages import current_pages
+
+
+class SandboxState:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        latency_ms: float = 0.0,
+        token_lifetime: float = 7200,
+        link_lifetime: int = 300,
+        seed: int = 0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.library = library
+        self.clock = clock
+        self.tokens = TokenStore(clock)
+        self.links = LinkSigner(secrets.token_bytes(32))
+        self.faults = FaultInjector(seed)
+        self.session = secrets.token_hex(6)
+        self.media_url = ""  # set when the media host is listening
+        self._lock = threading.Lock()
+        self._stats: Counter[str] = Counter()
+        self._usages: list[dict[str, Any]] = []
+        self.latency_ms = latency_ms
+        self.token_lifetime = token_lifetime
+        self.link_lifetime = link_lifetime
+
+    # Knobs, validated so a typo in a benchmark fails loudly
+
+    @property
+    def latency_ms(self) -> float:
+        return self._latency_ms
+
+    @latency_ms.setter
+    def latency_ms(self, value: float) -> None:
+        self._latency_ms = check_knob("latency_ms", value)
+
+    @property
+    def token_lifetime(self) -> float:
+        return self._token_lifetime
+
+    @token_lifetime.setter
+    def token_lifetime(self, value: float) -> None:
+        self._token_lifetime = check_knob("token_lifetime", value)
+
+    @property
+    def link_lifetime(self) -> int:
+        return self._link_lifetime
+
+    @link_lifetime.setter
+    def link_lifetime(self, value: int) -> None:
+        self._link_lifetime = int(check_knob("link_lifetime", value))
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "latency_ms": self.latency_ms,
+            "token_lifetime": self.token_lifetime,
+            "link_lifetime": self.link_lifetime,
+            "failures": self.faults.rules(),
+        }
+
+    # Statistics
+
+    def count(self, name: str) -> None:
+        with self._lock:
+            self._stats[name] += 1
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._stats)
+
+    def reset_stats(self) -> None:
+        with self._lock:
+            self._stats.clear()
+
+    # Usage reports
+
+    def add_usage(self, body: dict[str, Any]) -> None:
+        with self._lock:
+            self._usages.append(body)
+
+    def usages(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._usages)
+
+    def clear_usages(self) -> None:
+        with self._lock:
+            self._usages.clear()
+
+    def pages(self) -> dict[str, list[int]]:
+        """Which page uses which files now, by the accepted reports."""
+        return current_pages(self.usages())
+
+    # The request pipeline
+
+    def serve(self, table: tuple[Route, ...], request: Request) -> Response:
+        try:
+            found, params = match(table, request)
+        except HTTPError as exc:
+            found, params, miss = None, {}, exc
+        self.count(found.name if found else "unknown")
+        if self.latency_ms:
+            time.sleep(self.latency_ms / 1000.0)
+        rule = self.faults.check(request.path)
+        if rule is not None:
+            return injected(rule)
+        if found is None:
+            return miss.response()
+        try:
+            return found.handler(self, request, **params)
+        except HTTPError as exc:
+            return exc.response()
+
+
+def injected(rule: FailureRule) -> Response:
+    if rule.status == 0:
+        return Response(0, drop=True)
+    header = rule.retry_after_header()
+    return HTTPError(
+        rule.status,
+        f"injected failure (sandbox fail rule for '{rule.path_prefix or '/'}')",
+        code="injected_failure",
+        headers=[("Retry-After", header)] if header is not None else (),
+    ).response()
+
+
+KNOB_MINIMUMS = {"latency_ms": 0.0, "token_lifetime": 1.0, "link_lifetime": 1.0}
+
+
+def check_knob(name: str, value: Any) -> float:
+    """The knob's value as a float; ValueError names the knob and the allowed range."""
+    minimum = KNOB_MINIMUMS[name]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum:g}, got {value!r}")
+    return float(value)
