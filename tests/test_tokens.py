@@ -1,0 +1,89 @@
+"""The token managers: reuse, renewal before expiry, single-flight refresh."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from mediashortcodes.records import Token
+from mediashortcodes.tokens import AsyncTokenManager, TokenManager
+
+
+class Issuer:
+    def __init__(self, expires_in: int = 7200) -> None:
+        self.count = 0
+        self.expires_in = expires_in
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def fetch(self) -> Token:
+        self.count += 1
+        return Token(f"tok-{self.count}", "Bearer", self.expires_in)
+
+    async def afetch(self) -> Token:
+        await asyncio.sleep(0)
+        return self.fetch()
+
+
+def test_the_token_is_reused_until_the_margin_before_expiry():
+    issuer = Issuer()
+    tokens = TokenManager(issuer.fetch, issuer.clock, margin=60)
+    assert tokens.get() == "tok-1"
+    issuer.now = 7139
+    assert tokens.get() == "tok-1"
+    issuer.now = 7140
+    assert tokens.get() == "tok-2"
+
+
+def test_a_rejected_token_is_replaced_once_even_when_reported_twice():
+    issuer = Issuer()
+    tokens = TokenManager(issuer.fetch, issuer.clock, margin=60)
+    rejected = tokens.get()
+    assert tokens.after_rejection(rejected) == "tok-2"
+    assert tokens.after_rejection(rejected) == "tok-2"  # a late report of the same old token
+    assert issuer.count == 2
+
+
+def test_threads_waiting_for_a_token_share_one_fetch():
+    issuer = Issuer()
+    gate = threading.Barrier(8)
+
+    def slow_fetch() -> Token:
+        time.sleep(0.01)  # widen the window in which the other threads ask too
+        return issuer.fetch()
+
+    tokens = TokenManager(slow_fetch, issuer.clock, margin=60)
+
+    def get(_: int) -> str:
+        gate.wait()
+        return tokens.get()
+
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(get, range(8))) == {"tok-1"}
+    assert issuer.count == 1
+
+
+async def test_tasks_waiting_for_a_token_share_one_fetch():
+    issuer = Issuer()
+    tokens = AsyncTokenManager(issuer.afetch, issuer.clock, margin=60)
+    assert set(await asyncio.gather(*(tokens.get() for _ in range(50)))) == {"tok-1"}
+    assert issuer.count == 1
+
+
+async def test_many_tasks_rejected_together_cause_one_refresh():
+    issuer = Issuer()
+    tokens = AsyncTokenManager(issuer.afetch, issuer.clock, margin=60)
+    old = await tokens.get()
+    fresh = await asyncio.gather(*(tokens.after_rejection(old) for _ in range(10)))
+    assert set(fresh) == {"tok-2"} and issuer.count == 2
+
+
+def test_the_token_never_shows_in_a_repr():
+    issuer = Issuer()
+    tokens = TokenManager(issuer.fetch, issuer.clock, margin=60)
+    tokens.get()
+    assert "tok-1" not in repr(tokens)
