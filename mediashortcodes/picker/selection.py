@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import Crop, File, Format
-from .shortcode_text import format_token, image_shortcode, video_shortcode
+from .shortcode_text import CLOSE, format_token, image_shortcode, video_shortcode
 
 EMBEDS = ("iframe", "script")
 MAX_SIDE = 20000  # larger outputs are a typo, not a web image
@@ -51,7 +51,11 @@ def _alt(requested: Any, file: File) -> str | None:
     if not isinstance(requested, str):
         raise SelectionError(f"alt must be text, got {type(requested).__name__}")
     text = " ".join(requested.split())  # one line: an alt text has no layout
-    return None if text == " ".join(file.alttext.split()) else text
+    if text == " ".join(file.alttext.split()):
+        return None
+    if CLOSE in text:
+        raise SelectionError(f"alt text cannot hold {CLOSE!r}: it would end the shortcode")
+    return text
 
 
 def _format(requested: Any, formats: Sequence[Format]) -> str:

@@ -11,8 +11,10 @@ import re
 from collections.abc import Sequence
 
 from ..records import Crop, Format
+from ..resolver import format_id_for, names_a_format
 
 _BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
+CLOSE = "%>"  # ends a shortcode wherever it appears, even inside quotes
 
 
 def quote(value: str) -> str:
@@ -23,17 +25,21 @@ def quote(value: str) -> str:
 
 
 def format_token(chosen: Format, formats: Sequence[Format]) -> str:
-    """The FORMAT part for a predefined format: its name when that names it unambiguously.
+    """The FORMAT part for a predefined format: its name when the build resolves that name
+    back to this very format, else its id.
 
-    A name reads better in the source, but a numeric name, the word ``original`` or a
-    name two formats share would resolve to something else, so those get the id.
+    A name reads better in the source, but a numeric name, the word ``original``, a name two
+    formats share or one holding ``%>`` would not come back, so those get the id.
     """
-    name = chosen.name.strip()
-    folded = name.casefold()
-    same_name = [f for f in formats if f.name.strip().casefold() == folded]
-    if not name or name.isdigit() or folded == "original" or len(same_name) != 1:
-        return str(chosen.id)
-    return quote(name)
+    name = chosen.name
+    readable = bool(name) and CLOSE not in name and names_a_format(name)
+    if readable and format_id_for(name, list(formats)) == chosen.id and _unique(name, formats):
+        return quote(name)
+    return str(chosen.id)
+
+
+def _unique(name: str, formats: Sequence[Format]) -> bool:
+    return sum(f.name.lower() == name.lower() for f in formats) == 1
 
 
 def image_shortcode(

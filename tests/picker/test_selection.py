@@ -60,3 +60,13 @@ def test_an_unknown_embed_is_refused() -> None:
 
 def test_integral_numbers_from_javascript_are_accepted() -> None:
     assert crop_from({**CROP, "w": 800.0}).w == 800
+
+
+def test_an_alt_text_that_would_end_the_shortcode_is_refused() -> None:
+    with pytest.raises(SelectionError, match="cannot hold '%>'"):
+        shortcode_for({"alt": "50%> off"}, IMAGE, FORMATS)
+
+
+def test_the_services_own_alt_text_needs_no_quoting_at_all() -> None:
+    file = File(id=11, alttext="100%> sure", type=FileType(type="image"))
+    assert shortcode_for({"alt": "100%> sure"}, file, FORMATS) == "<% media_image 11 original %>"

@@ -52,3 +52,8 @@ def test_a_format_is_written_by_name_when_the_name_is_unambiguous() -> None:
 def test_a_video_with_its_embed() -> None:
     assert video_shortcode(456) == "<% media_video 456 %>"
     assert video_shortcode(456, embed="script") == "<% media_video 456 embed=script %>"
+
+
+def test_a_format_name_holding_the_closing_mark_is_written_as_its_id() -> None:
+    formats = [Format(8, "50%> crop")]
+    assert format_token(formats[0], formats) == "8"
