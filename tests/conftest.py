@@ -1,11 +1,16 @@
-"""Shared fixtures: an in-process fake of the service for unit tests (httpx.MockTransport)."""
+"""Shared fixtures.
+
+- ``fake``: an in-process fake of the service for unit tests (httpx.MockTransport).
+- ``sandbox``: the sandbox on real sockets on 127.0.0.1, one per test session, with its
+  failure rules, stats, latency and lifetimes reset around every test.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,3 +168,31 @@ class FakeService:
 @pytest.fixture
 def fake() -> FakeService:
     return FakeService()
+
+
+@pytest.fixture(scope="session")
+def sandbox_server() -> Iterator[Any]:
+    pytest.importorskip("PIL", reason="the sandbox needs the [sandbox] extra (Pillow)")
+    from mediashortcodes.sandbox import Sandbox
+
+    server = Sandbox().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def sandbox(sandbox_server: Any) -> Iterator[Any]:
+    def reset() -> None:
+        sandbox_server.clear_failures()
+        sandbox_server.reset_stats()
+        sandbox_server.set_latency(0)
+        sandbox_server.token_lifetime = 7200
+        sandbox_server.link_lifetime = 300
+
+    reset()
+    try:
+        yield sandbox_server
+    finally:
+        reset()
