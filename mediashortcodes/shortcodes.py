@@ -179,9 +179,13 @@ class LineIndex:
 # -- finding shortcodes ---------------------------------------------------------------------
 
 
-def is_opening(text: str, pos: int) -> bool:
-    """Whether a shortcode starts at ``pos``: ``<%`` then whitespace or a letter, unescaped."""
-    if not text.startswith(_OPEN, pos) or (pos > 0 and text[pos - 1] == "\\"):
+def is_opening(text: str, pos: int, *, escapable: bool = True) -> bool:
+    """Whether a shortcode starts at ``pos``: ``<%`` then whitespace or a letter.
+
+    ``escapable``: a backslash right before it makes it literal (Markdown handles its own
+    backslash escapes, so its adapter turns this off).
+    """
+    if not text.startswith(_OPEN, pos) or (escapable and pos > 0 and text[pos - 1] == "\\"):
         return False
     after = text[pos + 2 : pos + 3]
     return after.isspace() or after.isalpha() or after == "_"

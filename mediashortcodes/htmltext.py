@@ -1,0 +1,122 @@
+"""Shortcodes inside HTML (pure): found in text only, never in tags, comments or code.
+
+Raw HTML blocks in Markdown and rich text from a CMS both hold shortcodes among markup. A
+shortcode inside an attribute, an HTML comment, or a ``pre``/``code``/``script``/``style``/
+``textarea`` element is left alone: expanding it there would break the markup or expand
+something the author commented out or quoted as code. Rich-text editors save a shortcode
+HTML-escaped (``&lt;% media_image 12 alt=&quot;A&quot; %&gt;``); ``escaped=True`` finds that
+form as well as the raw one.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from collections.abc import Iterable, Iterator
+
+from .shortcodes import Found, LineIndex, Locate, find_end, scan
+
+SKIPPED_ELEMENTS = ("pre", "code", "script", "style", "textarea")
+
+# A tag: its attributes may hold '>' inside quotes. Alternatives start with distinct
+# characters, so matching stays linear.
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_ESCAPED_OPENING = re.compile(r"\\(?=<%|&lt;%|&#0*60;%|&#[xX]0*3[cC];%)", re.IGNORECASE)
+
+
+def text_ranges(html: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) ranges of ``html`` that are text, outside markup and code."""
+    end = len(html)
+    pos = text_start = 0
+    while (i := html.find("<", pos)) >= 0:
+        if html.startswith("<%", i):
+            # A raw shortcode is text; jump over it so a '<b>' in one of its values is no tag.
+            pos = find_end(html, i) or i + 2
+            continue
+        skip_to = _markup_end(html, i)
+        if skip_to is None:
+            pos = i + 1
+            continue
+        if i > text_start:
+            yield text_start, i
+        pos = text_start = skip_to
+    if text_start < end:
+        yield text_start, end
+
+
+def _markup_end(html: str, i: int) -> int | None:
+    """End of the comment, declaration or tag at ``i`` (with a skipped element's content)."""
+    if html.startswith("<!--", i):
+        close = html.find("-->", i + 4)
+        return len(html) if close < 0 else close + 3
+    tag = _TAG.match(html, i)
+    if tag is None:
+        if html.startswith(("<!", "<?"), i):
+            close = html.find(">", i)
+            return len(html) if close < 0 else close + 1
+        return None
+    name = tag.group(2).lower()
+    if tag.group(1) or name not in SKIPPED_ELEMENTS or tag.group().endswith("/>"):
+        return tag.end()
+    close_tag = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(html, tag.end())
+    return len(html) if close_tag is None else close_tag.end()
+
+
+def find_in_html(
+    html: str, path: str, locate: Locate | None = None, *, escaped: bool = True
+) -> Iterator[Found]:
+    """Every shortcode in the text of ``html``; offsets are into ``html``."""
+    locate = locate or LineIndex(html)
+    for start, end in text_ranges(html):
+        if not escaped or "&" not in html[start:end]:
+            yield from scan(html, path, locate, start, end)
+            continue
+        text, offsets = _unescape(html, start, end)
+        for found in scan(text, path, lambda i, o=offsets: locate(o[i])):
+            yield Found(
+                offsets[found.start],
+                offsets[found.end],
+                found.source,
+                found.shortcode,
+                found.problems,
+            )
+
+
+def _unescape(html: str, start: int, end: int) -> tuple[str, list[int]]:
+    """``html[start:end]`` with entities decoded, and each decoded character's offset."""
+    out: list[str] = []
+    offsets: list[int] = []
+    pos = start
+    for entity in _ENTITY.finditer(html, start, end):
+        out.append(html[pos : entity.start()])
+        offsets.extend(range(pos, entity.start()))
+        decoded = htmllib.unescape(entity.group())
+        out.append(decoded)
+        offsets.extend([entity.start()] * len(decoded))
+        pos = entity.end()
+    out.append(html[pos:end])
+    offsets.extend(range(pos, end))
+    offsets.append(end)
+    return "".join(out), offsets
+
+
+def escaped_openings(html: str) -> list[int]:
+    """Offsets of the backslashes of ``\\<%`` (raw or HTML-escaped) in the text of ``html``."""
+    return [
+        m.start()
+        for start, end in text_ranges(html)
+        for m in _ESCAPED_OPENING.finditer(html, start, end)
+    ]
+
+
+def splice(html: str, replacements: Iterable[tuple[int, int, str]]) -> str:
+    """``html`` with each (start, end) range replaced; ranges are in order, not overlapping."""
+    out: list[str] = []
+    pos = 0
+    for start, end, text in replacements:
+        out.append(html[pos:start])
+        out.append(text)
+        pos = end
+    out.append(html[pos:])
+    return "".join(out)
