@@ -1,0 +1,318 @@
+"""Jinja2 extension: shortcodes in templates, functions for ids known at render time, and
+a filter for HTML (CMS rich text) that holds shortcodes.
+
+::
+
+    env = Environment(extensions=["mediashortcodes.jinja.MediaShortcodesExtension"])
+    env.mediashortcodes_renderer = renderer        # or mediashortcodes_renderer_factory
+
+    <% media_image 12 thumb %>                     written in a layout or partial
+    {{ media_image(page.hero_id, "thumb", alt=page.hero_alt) }}
+    {{ media_video(page.video_id, embed="script") }}
+    {{ page.body|richtext|media_shortcodes }}
+
+Template source is rewritten before lexing: each shortcode becomes one ``{{ ... }}`` call
+that carries the parsed shortcode and its location, padded with the shortcode's newlines
+so Jinja's line numbers stay right. Shortcodes inside Jinja tags, comments, ``{% raw %}``
+blocks, HTML comments and ``<script>``/``<style>`` are left alone; ``\\<%`` is a literal.
+
+The renderer is looked up at render time, in this order: a ``mediashortcodes_renderer``
+variable in the render context, ``environment.mediashortcodes_renderer``, then
+``environment.mediashortcodes_renderer_factory()``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import Environment, pass_context
+from jinja2.ext import Extension
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from .errors import ConfigError, Problem
+from .htmltext import escaped_openings, find_in_html, splice
+from .shortcodes import (
+    IMAGE,
+    VIDEO,
+    Found,
+    LineIndex,
+    Location,
+    Shortcode,
+    ShortcodeRenderer,
+    build,
+    find_end,
+    is_opening,
+    scan,
+)
+
+__all__ = ["MediaShortcodesExtension", "media_image", "media_shortcodes", "media_video"]
+
+RENDER_GLOBAL = "_mediashortcodes_render"
+CONTEXT_RENDERER = "mediashortcodes_renderer"
+
+
+class MediaShortcodesExtension(Extension):
+    """Shortcodes for Jinja; configure it on the environment, it takes no arguments."""
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.extend(
+            mediashortcodes_renderer=None,
+            mediashortcodes_renderer_factory=None,
+        )
+        environment.globals.update(
+            {"media_image": media_image, "media_video": media_video, RENDER_GLOBAL: _render}
+        )
+        environment.filters["media_shortcodes"] = media_shortcodes
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        if "<%" not in source:
+            return source
+        return rewrite(source, template_path(name, filename), self.environment)
+
+
+# -- template source --------------------------------------------------------------------------
+
+
+def rewrite(source: str, path: str, environment: Environment) -> str:
+    """Template source with every shortcode turned into a call to the renderer."""
+    locate = LineIndex(source)
+    replacements: list[tuple[int, int, str]] = []
+    for start, end in _template_text(source, environment):
+        for found in scan(source, path, locate, start, end):
+            replacements.append((found.start, found.end, _call(found, environment)))
+        escape = source.find("\\<%", start, end)
+        while escape >= 0:
+            replacements.append((escape, escape + 1, ""))
+            escape = source.find("\\<%", escape + 3, end)
+    replacements.sort()
+    return splice(source, replacements)
+
+
+def _call(found: Found, environment: Environment) -> str:
+    if found.shortcode is not None:
+        sc = found.shortcode
+        payload: dict[str, Any] = {
+            "name": sc.name,
+            "file_id": sc.file_id,
+            "format": sc.format,
+            "options": sc.options,
+            "location": [sc.location.path, sc.location.line, sc.location.col],
+            "source": sc.source,
+        }
+    else:
+        payload = {"problems": [[p.path, p.line, p.col, p.message] for p in found.problems]}
+    literal = json.dumps(json.dumps(payload, ensure_ascii=True))
+    newlines = "\n" * found.source.count("\n")
+    return (
+        f"{environment.variable_start_string} {RENDER_GLOBAL}({literal}){newlines} "
+        f"{environment.variable_end_string}"
+    )
+
+
+def _template_text(source: str, environment: Environment) -> Iterator[tuple[int, int]]:
+    """Ranges of template data: outside Jinja tags, comments, raw blocks, HTML comments,
+    ``<script>`` and ``<style>``."""
+    env = environment
+    starts = [env.block_start_string, env.variable_start_string, env.comment_start_string]
+    alternatives = [re.escape(s) for s in starts] + ["<%", "<!--", r"<(?:script|style)\b"]
+    for prefix in (env.line_statement_prefix, env.line_comment_prefix):
+        if prefix:
+            alternatives.append(r"(?m:^[ \t]*)" + re.escape(prefix))
+    opening = re.compile("|".join(alternatives), re.IGNORECASE)
+    pos = text_start = 0
+    while (match := opening.search(source, pos)) is not None:
+        i, token = match.start(), match.group()
+        if token == "<%":
+            # A shortcode is data; jump over it so a '{{' in one of its values is no tag.
+            pos = (find_end(source, i) or i + 2) if is_opening(source, i) else i + 2
+            continue
+        end = _construct_end(source, match, environment)
+        if i > text_start:
+            yield text_start, i
+        pos = text_start = max(end, i + 1)
+    if text_start < len(source):
+        yield text_start, len(source)
+
+
+def _construct_end(source: str, match: re.Match[str], env: Environment) -> int:
+    token, i = match.group(), match.start()
+    if token == env.comment_start_string:
+        return _find_after(source, env.comment_end_string, match.end())
+    if token == env.variable_start_string:
+        return _tag_end(source, match.end(), env.variable_end_string)
+    if token == env.block_start_string:
+        raw = re.compile(rf"{re.escape(token)}[-+]?\s*raw\s*[-+]?{re.escape(env.block_end_string)}")
+        if raw.match(source, i):
+            endraw = re.compile(
+                rf"{re.escape(token)}[-+]?\s*endraw\s*[-+]?{re.escape(env.block_end_string)}"
+            )
+            found = endraw.search(source, i)
+            return len(source) if found is None else found.end()
+        return _tag_end(source, match.end(), env.block_end_string)
+    if token == "<!--":
+        return _find_after(source, "-->", match.end())
+    if token.lower() in ("<script", "<style"):
+        close = re.compile(rf"</{token[1:]}\s*>", re.IGNORECASE).search(source, match.end())
+        return len(source) if close is None else close.end()
+    newline = source.find("\n", match.end())  # a line statement or line comment
+    return len(source) if newline < 0 else newline + 1
+
+
+def _find_after(source: str, needle: str, pos: int) -> int:
+    found = source.find(needle, pos)
+    return len(source) if found < 0 else found + len(needle)
+
+
+def _tag_end(source: str, pos: int, end_string: str) -> int:
+    """End of a Jinja tag, skipping string literals that may hold the end delimiter."""
+    quote = ""
+    i = pos
+    while i < len(source):
+        ch = source[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif source.startswith(end_string, i):
+            return i + len(end_string)
+        i += 1
+    return len(source)
+
+
+def template_path(name: str | None, filename: str | None) -> str:
+    """The path shown in problems: the file relative to the working directory when it is
+    below it, else the file's path, else the template's name."""
+    if filename and not filename.startswith("<"):  # Jinja says "<template>" for no file
+        try:
+            relative = os.path.relpath(filename)
+        except ValueError:  # another drive on Windows
+            return filename
+        return filename if relative.startswith("..") else relative
+    return name or "<template>"
+
+
+# -- render time ------------------------------------------------------------------------------
+
+
+def renderer_for(context: Context) -> ShortcodeRenderer:
+    """The renderer for this render call (see the module docstring for the order)."""
+    chosen = context.get(CONTEXT_RENDERER)
+    env = context.environment
+    if chosen is None:
+        chosen = getattr(env, "mediashortcodes_renderer", None)
+    if chosen is None:
+        factory = getattr(env, "mediashortcodes_renderer_factory", None)
+        chosen = factory() if factory is not None else None
+    if chosen is None:
+        raise ConfigError(
+            f"template {context.name!r} uses media shortcodes but no renderer is configured:"
+            " set environment.mediashortcodes_renderer (or mediashortcodes_renderer_factory),"
+            " or pass mediashortcodes_renderer=... to render()"
+        )
+    return chosen
+
+
+@lru_cache(maxsize=4096)
+def _decode(payload: str) -> Shortcode | tuple[Problem, ...]:
+    data = json.loads(payload)
+    if "problems" in data:
+        return tuple(Problem(*p) for p in data["problems"])
+    return Shortcode(
+        name=data["name"],
+        file_id=data["file_id"],
+        format=data["format"],
+        options=tuple((k, v) for k, v in data["options"]),
+        location=Location(*data["location"]),
+        source=data["source"],
+    )
+
+
+@pass_context
+def _render(context: Context, payload: str) -> Markup:
+    """What a shortcode written in template source turns into."""
+    decoded = _decode(payload)
+    renderer = renderer_for(context)
+    if isinstance(decoded, Shortcode):
+        return Markup(renderer.render(decoded))
+    return Markup("".join(renderer.problem(p) for p in decoded))
+
+
+@pass_context
+def media_image(context: Context, file_id: Any, format: Any = None, **options: Any) -> Markup:
+    """``{{ media_image(page.hero_id, "thumb", alt=page.hero_alt) }}``; ``None`` options
+    are left out."""
+    return _render_built(context, IMAGE, file_id, format, options)
+
+
+@pass_context
+def media_video(context: Context, file_id: Any, **options: Any) -> Markup:
+    """``{{ media_video(page.video_id, embed="script", lang="en") }}``."""
+    return _render_built(context, VIDEO, file_id, None, options)
+
+
+def _render_built(
+    context: Context, name: str, file_id: Any, format: Any, options: dict[str, Any]
+) -> Markup:
+    path, line = _caller(context)
+    shortcode, problems = build(name, file_id, format, options, Location(path, line, 0))
+    renderer = renderer_for(context)
+    if shortcode is not None:
+        return Markup(renderer.render(shortcode))
+    return Markup("".join(renderer.problem(p) for p in problems))
+
+
+def _caller(context: Context) -> tuple[str, int]:
+    """The template and line that called us, from the frames of compiled template code.
+
+    Column is unknown (0). Without frame introspection the line is 0.
+    """
+    getframe = getattr(sys, "_getframe", None)
+    frame = getframe(1) if getframe is not None else None
+    while frame is not None:
+        template = frame.f_globals.get("__jinja_template__")
+        if template is not None:
+            line = template.get_corresponding_lineno(frame.f_lineno)
+            return template_path(template.name, template.filename), line
+        frame = frame.f_back
+    return context.name or "<template>", 0
+
+
+@pass_context
+def media_shortcodes(context: Context, value: Any, path: str | None = None) -> Markup:
+    """Render the shortcodes in an HTML string, raw or HTML-escaped (rich text).
+
+    The input is HTML and passes through untouched around the shortcodes. Problems are
+    reported at lines and columns of that HTML, under ``path`` (default: ``<html in
+    TEMPLATE>``).
+    """
+    html = "" if value is None else str(value)
+    if "%" not in html:
+        return Markup(html)
+    if path is None:
+        path = f"<html in {_caller(context)[0]}>"
+    founds = list(find_in_html(html, path, escaped=True))
+    escapes = escaped_openings(html)
+    if not founds and not escapes:
+        return Markup(html)
+    renderer = renderer_for(context) if founds else None
+    replacements = [(i, i + 1, "") for i in escapes]
+    for found in founds:
+        assert renderer is not None
+        if found.shortcode is not None:
+            text = renderer.render(found.shortcode)
+        else:
+            text = "".join(renderer.problem(p) for p in found.problems)
+        replacements.append((found.start, found.end, text))
+    replacements.sort()
+    return Markup(splice(html, replacements))
