@@ -318,6 +318,13 @@ class _Base:
         log.debug("fetched an access token valid for %d s", token.expires_in)
         return token
 
+    def _check_download(self, url: str, max_bytes: int) -> str:
+        """Refuse a link the policy does not allow; return its host for messages."""
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+            raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+        self._policy.check(url)
+        return _host(url)
+
     def _unexpected(self, what: str, exc: Exception) -> ServiceError:
         return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
 
@@ -403,8 +410,7 @@ class AsyncClient(_Base):
 
     async def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
-        self._policy.check(url)
-        host = _host(url)
+        host = self._check_download(url, max_bytes)
         attempts = self._attempts(f"the download from {host}")
         hops = 0
         while True:
@@ -562,8 +568,7 @@ class Client(_Base):
 
     def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
-        self._policy.check(url)
-        host = _host(url)
+        host = self._check_download(url, max_bytes)
         attempts = self._attempts(f"the download from {host}")
         hops = 0
         while True:
