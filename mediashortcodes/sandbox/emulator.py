@@ -35,7 +35,11 @@ from .state import SandboxState
 
 
 class Sandbox:
-    """The Media Asset Service emulator. ``with Sandbox() as sb: ... sb.base_url ...``"""
+    """The Media Asset Service emulator. ``with Sandbox() as sb: ... sb.base_url ...``
+
+    ``library`` defaults to a fresh demo library; ``seed`` drives failure injection;
+    ``clock`` (unix seconds) and ``sleep`` can be replaced so tests control time.
+    """
 
     def __init__(
         self,
@@ -49,6 +53,7 @@ class Sandbox:
         library: Library | None = None,
         seed: int = 0,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.host = host
         self._ports = (port, media_port)
@@ -59,6 +64,7 @@ class Sandbox:
             link_lifetime=link_lifetime,
             seed=seed,
             clock=clock,
+            sleep=sleep,
         )
         self._api: Server | None = None
         self._media: Server | None = None

@@ -12,7 +12,9 @@ import contextlib
 import json
 import logging
 import re
+import selectors
 import socket
+import socketserver
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -199,7 +201,15 @@ class Server(ThreadingHTTPServer):
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
         super().__init__(address, _Handler)
+        self._wake_reader, self._wake_writer = socket.socketpair()
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind also resolves the host name (getfqdn): slow and not needed
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = str(host), int(port)
 
     @property
     def port(self) -> int:
@@ -218,15 +228,26 @@ class Server(ThreadingHTTPServer):
         super().shutdown_request(request)
 
     def start(self, name: str) -> None:
-        self._thread = threading.Thread(
-            target=self.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
-        )
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
+
+    def _loop(self) -> None:
+        """Accept until woken by stop(): no polling, so stopping takes no time."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(self._wake_reader, selectors.EVENT_READ)
+            while not self._stopping.is_set():
+                ready = selector.select()
+                if self._stopping.is_set():
+                    break
+                if any(key.fileobj is self for key, _ in ready):
+                    self._handle_request_noblock()
 
     def stop(self) -> None:
         """Stop accepting, end open keep-alive connections and release the port."""
         if self._thread is not None:
-            self.shutdown()
+            self._stopping.set()
+            self._wake_writer.send(b"x")
             self._thread.join()
             self._thread = None
         with self._connections_lock:
@@ -235,3 +256,5 @@ class Server(ThreadingHTTPServer):
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
         self.server_close()
+        self._wake_reader.close()
+        self._wake_writer.close()

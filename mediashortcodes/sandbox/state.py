@@ -31,9 +31,11 @@ class SandboxState:
         link_lifetime: int = 300,
         seed: int = 0,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.library = library
         self.clock = clock
+        self.sleep = sleep
         self.tokens = TokenStore(clock)
         self.links = LinkSigner(secrets.token_bytes(32))
         self.faults = FaultInjector(seed)
@@ -121,7 +123,7 @@ class SandboxState:
             found, params, miss = None, {}, exc
         self.count(found.name if found else "unknown")
         if self.latency_ms:
-            time.sleep(self.latency_ms / 1000.0)
+            self.sleep(self.latency_ms / 1000.0)
         rule = self.faults.check(request.path)
         if rule is not None:
             return injected(rule)
