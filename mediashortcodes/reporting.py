@@ -180,7 +180,7 @@ async def report_usage(
     *,
     client: UsageClient | None,
     state_path: str | Path | None = None,
-    previous: str | Path | None = None,
+    previous: str | Path | Manifest | None = None,
     dry_run: bool = False,
     send_all: bool = False,
     jobs: int = 8,
@@ -188,16 +188,20 @@ async def report_usage(
 ) -> ReportResult:
     """Report what changed since the last accepted report; see docs/usage-reporting.md.
 
-    ``previous`` (a file or an http(s) URL of a published manifest) replaces the state as
-    the base of the diff; the state is still updated after each accepted page. ``client``
-    may be None only for a dry run, which sends nothing and touches no state.
+    ``previous`` (a published manifest, or the file or http(s) URL of one) replaces the
+    state as the base of the diff; the state is still updated after each accepted page.
+    ``client`` may be None for a dry run, which sends nothing and touches no state, and
+    when there is nothing to send.
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
     state = UsageState(state_path or config.usage_state_path)
-    base = await load_previous(previous) if previous else state.load(manifest.site)
+    if isinstance(previous, Manifest):
+        base = previous
+    else:
+        base = await load_previous(previous) if previous else state.load(manifest.site)
     changes = diff(base, manifest, send_all=send_all)
     changed = {change.url for change in changes}
     unchanged = sum(url not in changed for url in manifest.pages)
@@ -207,13 +211,15 @@ async def report_usage(
     if dry_run:
         requests = tuple(_request(u, as_bool) for _, usages in plan for u in usages)
         return ReportResult(requests=requests, unchanged=unchanged, dry_run=True)
-    if client is None:
-        raise TypeError("report_usage needs a client unless dry_run is set")
+    if client is None and plan:
+        raise TypeError("report_usage needs a client when there is something to send")
 
     writer = _StateWriter(state, manifest.site)
     # Pages the base already agrees with are recorded too, so that a run against
     # --previous leaves a complete state behind.
     await writer.set({url: page for url, page in manifest.pages.items() if url not in changed})
+    if client is None:
+        return ReportResult(unchanged=unchanged)
     run = _Run(client, writer, base, as_bool)
     await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
     if run.fatal is not None:
@@ -318,7 +324,7 @@ def report_site(
     *,
     manifest: Manifest | None = None,
     state_path: str | Path | None = None,
-    previous: str | Path | None = None,
+    previous: str | Path | Manifest | None = None,
     dry_run: bool = False,
     send_all: bool = False,
     jobs: int = 8,
@@ -326,22 +332,24 @@ def report_site(
 ) -> ReportResult:
     """Synchronous entry point for the CLI and ``build --report``.
 
-    Reads ``<output>/media-usage.json`` unless ``manifest`` is given, and connects to the
-    service (the sandbox too) only when there may be something to send.
+    Reads ``<output>/media-usage.json`` unless ``manifest`` is given. Everything local
+    (manifest, ``previous``, state) is read before the service is opened, and the service
+    (the sandbox too) is opened only when there is something to send, so a site that did
+    not change needs no credentials.
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
     if manifest is None:
         manifest = Manifest.load(config.output_dir / MANIFEST_NAME)
+    if previous is not None:
+        previous = asyncio.run(load_previous(previous))
     options: dict[str, Any] = dict(
-        state_path=state_path,
-        previous=previous,
-        dry_run=dry_run,
-        send_all=send_all,
-        jobs=jobs,
-        today=today,
+        state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
     )
+    preview = asyncio.run(report_usage(config, manifest, client=None, dry_run=True, **options))
     if dry_run:
+        return preview
+    if not preview.requests:
         return asyncio.run(report_usage(config, manifest, client=None, **options))
 
     from . import api

@@ -81,3 +81,14 @@ def test_missing_credentials_are_named_before_anything_is_sent(
 def test_empty_usage_settings_give_a_warning(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["report", str(make_site(tmp_path, usage="")), "--dry-run"])
     assert "warning: [usage] contact is empty" in result.stderr
+
+
+def test_an_unchanged_site_needs_no_credentials(runner: CliRunner, tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    state = site / ".mediashortcodes" / "usage-state.json"
+    Manifest.load(site / "_site" / "media-usage.json").write_atomic(state)
+    result = runner.invoke(cli, ["report", str(site)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "0 pages reported (0 additions, 0 removals), 2 unchanged"
+    )

@@ -323,3 +323,17 @@ async def test_a_previous_url_that_cannot_be_reached_is_a_clear_error_without_se
 async def test_a_missing_previous_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"--previous .*missing\.json: cannot read it"):
         await load_previous(tmp_path / "missing.json")
+
+
+async def test_a_crash_mid_report_keeps_the_accepted_pages_and_the_next_run_sends_the_rest(
+    config: Config,
+) -> None:
+    manifest = site_manifest(a=("A", [1]), b=("B", [2]), c=("C", [3]))
+    crashing = RecordingClient(failing={f"{SITE}/c/": RuntimeError("killed")})
+    with pytest.raises(RuntimeError):
+        await report(config, manifest, crashing, jobs=1)
+    assert set(state_of(config).pages) == {f"{SITE}/a/", f"{SITE}/b/"}
+
+    client = RecordingClient()
+    await report(config, manifest, client)
+    assert [b["web"]["page"] for b in client.received] == [f"{SITE}/c/"]
