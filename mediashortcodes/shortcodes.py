@@ -26,6 +26,30 @@ from typing import Protocol
 from .errors import Problem
 from .records import Crop
 
+__all__ = [
+    "IMAGE",
+    "NAMES",
+    "VIDEO",
+    "Found",
+    "Issue",
+    "LineIndex",
+    "Location",
+    "ParseResult",
+    "Shortcode",
+    "ShortcodeRenderer",
+    "build",
+    "check",
+    "find_end",
+    "format_shortcode",
+    "is_opening",
+    "parse",
+    "parse_one",
+    "quote",
+    "scan",
+    "unescape_literal",
+    "unterminated",
+]
+
 IMAGE = "media_image"
 VIDEO = "media_video"
 NAMES = (IMAGE, VIDEO)
