@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, fields
@@ -285,6 +286,7 @@ class _Base:
         self._headers = {"User-Agent": USER_AGENT}
         self._tokens_seen: set[str] = set()
         self.stats = RequestStats()
+        self._stats_lock = threading.Lock()  # the sync client may be shared by threads
         install_log_redaction()
 
     def __repr__(self) -> str:
@@ -297,10 +299,16 @@ class _Base:
     def _scrub(self, text: str) -> str:
         return redact(redact_urls_in(text), self._secrets())
 
+    def _count(self, endpoint: str) -> None:
+        with self._stats_lock:
+            self.stats.add(endpoint)
+
     def _attempts(self, what: str) -> _Attempts:
         return _Attempts(self._retry, self._clock, what, self._scrub)
 
-    def _build(self, http: httpx.Client | httpx.AsyncClient, call: Call, token: str | None):
+    def _build(
+        self, http: httpx.Client | httpx.AsyncClient, call: Call, token: str | None
+    ) -> httpx.Request:
         headers = {"Authorization": f"Bearer {token}"} if token else None
         return http.build_request(
             call.method,
@@ -414,7 +422,7 @@ class AsyncClient(_Base):
         attempts = self._attempts(f"the download from {host}")
         hops = 0
         while True:
-            self.stats.add("download")
+            self._count("download")
             try:
                 async with self._downloads.stream("GET", url) as response:
                     if response.is_redirect:
@@ -456,7 +464,7 @@ class AsyncClient(_Base):
     async def _send(self, call: Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
-            self.stats.add(call.endpoint)
+            self._count(call.endpoint)
             try:
                 response = await self._http.send(self._build(self._http, call, token))
             except httpx.TransportError as exc:
@@ -572,7 +580,7 @@ class Client(_Base):
         attempts = self._attempts(f"the download from {host}")
         hops = 0
         while True:
-            self.stats.add("download")
+            self._count("download")
             try:
                 with self._downloads.stream("GET", url) as response:
                     if response.is_redirect:
@@ -614,7 +622,7 @@ class Client(_Base):
     def _send(self, call: Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
-            self.stats.add(call.endpoint)
+            self._count(call.endpoint)
             try:
                 response = self._http.send(self._build(self._http, call, token))
             except httpx.TransportError as exc:
