@@ -13,6 +13,11 @@ from .cli import cli, handle_errors
 from .picker.i18n import DEFAULT_LOCALE, LOCALES
 
 
+def wait_until_interrupted() -> None:
+    """Block until Ctrl-C (a test replaces this to visit the page and stop)."""
+    threading.Event().wait()
+
+
 @cli.command("pick")
 @click.argument("site", required=False, type=click.Path(path_type=Path), default=Path("."))
 @click.option(
@@ -50,6 +55,6 @@ def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
         if not no_browser:
             webbrowser.open(server.url)
         try:
-            threading.Event().wait()
+            wait_until_interrupted()
         except KeyboardInterrupt:
             click.echo("Stopped.")

@@ -12,6 +12,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
+from ..errors import ConfigError
 from ..redact import redact, redact_url
 from .app import MAX_BODY, PickerApp, Request, Response, error_response
 from .backend import PickerBackend
@@ -94,7 +95,13 @@ class PickerServer:
         embed_csp: str = "",
     ) -> None:
         self._token = secrets.token_urlsafe(24)
-        self._httpd = _HTTPServer((HOST, port), _Handler)
+        try:
+            self._httpd = _HTTPServer((HOST, port), _Handler)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {HOST}:{port}: {exc.strerror}; "
+                "choose another --port, or 0 for a free one"
+            ) from None
         self.port: int = self._httpd.server_address[1]
         self._httpd.secrets = secrets_source
         self._httpd.app = PickerApp(

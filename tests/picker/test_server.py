@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from mediashortcodes.errors import ConfigError
 from mediashortcodes.picker.backend import PickerBackend
 from mediashortcodes.picker.server import PickerServer
 
@@ -70,3 +71,16 @@ def test_stopping_frees_the_port() -> None:
     client.close()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", port))
+
+
+def test_a_busy_port_is_a_config_error_that_says_what_to_do(server: PickerServer) -> None:
+    client = FakeService().client()
+    try:
+        with pytest.raises(ConfigError, match=r"choose another --port, or 0 for a free one"):
+            PickerServer(
+                PickerBackend(client, embed_renderer=lambda text, file: text),
+                secrets_source=client._secrets,
+                port=server.port,
+            )
+    finally:
+        client.close()

@@ -13,6 +13,7 @@
     file: null,       // the chosen file's summary
     crop: null,       // {x1, y1, x2, y2} on the preview as displayed
     seq: 0,           // ignores answers to superseded shortcode requests
+    listing: 0,       // ignores listings that a newer folder click or search replaced
   };
 
   // -- helpers ---------------------------------------------------------------------------
@@ -92,12 +93,19 @@
     folder.addEventListener("click", () => openFolder(node.id, node.name));
     const row = el("div", { class: "node" });
     if (hasChildren) {
-      const toggle = el("button", { type: "button", class: "toggle", "aria-label": node.name, text: "▸" });
+      const toggle = el("button", {
+        type: "button",
+        class: "toggle",
+        "aria-label": text("subfolders", { name: node.name }),
+        "aria-expanded": "false",
+        text: "▸",
+      });
       const group = el("ul", { role: "group", hidden: "" });
       for (const child of node.children) group.append(treeItem(child));
       toggle.addEventListener("click", () => {
         const open = item.getAttribute("aria-expanded") !== "true";
         item.setAttribute("aria-expanded", String(open));
+        toggle.setAttribute("aria-expanded", String(open));
         toggle.textContent = open ? "▾" : "▸";
         group.hidden = !open;
       });
@@ -118,22 +126,24 @@
     for (const button of document.querySelectorAll(".tree .folder")) {
       button.setAttribute("aria-current", String(button.dataset.folder === String(id)));
     }
-    showLoading(name);
+    const listing = showLoading(name);
     try {
-      showFiles(name, await api(`/api/files?folder=${encodeURIComponent(id)}`));
+      const files = await api(`/api/files?folder=${encodeURIComponent(id)}`);
+      if (listing === state.listing) showFiles(name, files);
     } catch (error) {
-      showError(error);
+      if (listing === state.listing) showError(error);
     }
   }
 
   async function search(query) {
     clearError();
     const heading = text("search_results", { query });
-    showLoading(heading);
+    const listing = showLoading(heading);
     try {
-      showFiles(heading, await api(`/api/search?q=${encodeURIComponent(query)}`));
+      const files = await api(`/api/search?q=${encodeURIComponent(query)}`);
+      if (listing === state.listing) showFiles(heading, files);
     } catch (error) {
-      showError(error);
+      if (listing === state.listing) showError(error);
     }
   }
 
@@ -142,6 +152,7 @@
     $("grid").replaceChildren();
     $("files-empty").textContent = text("loading");
     $("files-empty").hidden = false;
+    return ++state.listing;
   }
 
   function showFiles(heading, files) {
