@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..errors import MediaShortcodesError, NotFoundError, ServiceError
+from ..render import RenderError
 from .backend import PREVIEW_SIZES, PickerBackend
 from .guard import SecretGuard
 from .i18n import html_lang, messages
@@ -149,6 +150,8 @@ class PickerApp:
             return handler(request, query)
         except SelectionError as exc:
             return error_response(400, str(exc))
+        except RenderError as exc:  # e.g. a video without a usable mediaId
+            return error_response(422, str(exc))
         except NotFoundError as exc:
             return error_response(404, str(exc))
         except ServiceError as exc:

@@ -10,6 +10,7 @@ from mediashortcodes.picker.app import PickerApp, Request, Response
 from mediashortcodes.picker.backend import PickerBackend
 from mediashortcodes.picker.guard import SecretGuard
 from mediashortcodes.records import File
+from mediashortcodes.render import EmbedError
 
 from .fake_service import ACCESS_TOKEN, CREDENTIALS, FakeService, file_json
 
@@ -233,3 +234,20 @@ def test_a_service_failure_reaches_the_page_without_secrets(service) -> None:
     response = call(make_app(service), "/api/folders")
     assert response.status == 502
     assert "service" in data(response)["error"]
+
+
+def test_a_video_that_cannot_be_embedded_says_why(service) -> None:
+    def refuse(text: str, file: File) -> str:
+        raise EmbedError("file 20 is a video without a usable mediaId")
+
+    client = service.client()
+    app = PickerApp(
+        PickerBackend(client, embed_renderer=refuse),
+        token=TOKEN,
+        port=PORT,
+        guard=SecretGuard(client._secrets),
+    )
+    call(app, "/api/files?folder=3")
+    response = call(app, "/api/embed?file=20")
+    assert response.status == 422
+    assert "without a usable mediaId" in data(response)["error"]
