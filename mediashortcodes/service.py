@@ -39,3 +39,21 @@ def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
             download_url=sandbox.download_url,
         )
         yield served, sandbox.credentials
+
+
+# Where `mediashortcodes sandbox` serves its player and static files at its default ports.
+SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"
+
+
+def embed_urls(config: Config) -> tuple[str, str]:
+    """The (player_url, static_url) that go into published pages.
+
+    An embedded sandbox lives only as long as one build, on ports that change every run;
+    pages built against it point at the standalone sandbox's fixed address instead, so
+    builds are reproducible and the players work while `mediashortcodes sandbox` runs.
+    """
+    service = config.service
+    if service.sandbox:
+        return service.player_url or SANDBOX_MEDIA_URL, service.static_url or SANDBOX_MEDIA_URL
+    require_service_urls(config)
+    return service.player_url, service.static_url

@@ -40,11 +40,11 @@ from .jinja import MediaShortcodesExtension
 from .markdown import shortcodes_plugin
 from .render import Renderer, ResolvedImage
 from .resolver import Failure, ImageOutcome, Resolution, Resolver, VideoOutcome, lazy_client
+from .service import embed_urls
 from .shortcodes import Shortcode
-from .usage import Manifest, page_url
+from .usage import MANIFEST_NAME, Manifest, page_url
 
 MARKER = re.compile("\ue000(\\d+)\ue001")
-MANIFEST_NAME = "media-usage.json"
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,11 @@ class RenderedPage:
     used: set[int]
 
 
-def _markdown() -> MarkdownIt:
+def _markdown(renderer: DeferredRenderer) -> MarkdownIt:
     return (
         MarkdownIt("commonmark", {"typographer": False})
         .enable(["table", "strikethrough"])
-        .use(shortcodes_plugin)
+        .use(shortcodes_plugin, renderer=renderer)
     )
 
 
@@ -151,7 +151,7 @@ class SiteBuilder:
         )
         self.deferred = DeferredRenderer()
         self.progress = progress
-        self.markdown = _markdown()
+        self.markdown = _markdown(self.deferred)
         self.env = self._environment()
 
     def _environment(self) -> jinja2.Environment:
@@ -293,10 +293,11 @@ class SiteBuilder:
             for sc, f in failures
         ]
 
+        player_url, static_url = embed_urls(self.config)
         renderer = Renderer(
             self.config.video,
-            player_url=self.config.service.player_url,
-            static_url=self.config.service.static_url,
+            player_url=player_url,
+            static_url=static_url,
             site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
         )
         html_by_index, render_problems = self._final_html(resolution, renderer)
