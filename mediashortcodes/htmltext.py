@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 
 from .shortcodes import Found, LineIndex, Locate, find_end, scan
 
+__all__ = ["SKIPPED_ELEMENTS", "escaped_openings", "find_in_html", "splice", "text_ranges"]
+
 SKIPPED_ELEMENTS = ("pre", "code", "script", "style", "textarea")
 
 # A tag: its attributes may hold '>' inside quotes. Alternatives start with distinct

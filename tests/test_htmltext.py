@@ -99,3 +99,11 @@ def test_finding_never_crashes_and_found_ranges_are_ordered_and_inside_the_html(
         assert previous_end <= found.start < found.end <= len(html)
         previous_end = found.end
         assert all(p.line >= 1 and p.col >= 1 for p in found.problems)
+
+
+def test_public_names_are_exported():
+    from mediashortcodes import htmltext
+
+    assert htmltext.__all__
+    for name in htmltext.__all__:
+        assert hasattr(htmltext, name)

@@ -340,3 +340,11 @@ def test_the_extension_works_in_djangos_jinja2_backend():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == ("<footer><img data-id=3></footer><img data-id=4>|<img data-id=5>")
+
+
+def test_public_names_are_exported():
+    from mediashortcodes import jinja
+
+    assert jinja.__all__
+    for name in jinja.__all__:
+        assert hasattr(jinja, name)

@@ -190,3 +190,11 @@ def test_markdown_without_shortcodes_renders_identically_with_and_without_the_pl
     renderer = FakeRenderer() if with_renderer else None
     assert markdown(renderer, preset).render(text) == plain(preset).render(text)
     assert renderer is None or renderer.rendered == renderer.problems == []
+
+
+def test_public_names_are_exported():
+    from mediashortcodes import markdown
+
+    assert markdown.__all__
+    for name in markdown.__all__:
+        assert hasattr(markdown, name)
