@@ -74,15 +74,15 @@ def draw(spec: Drawing) -> bytes:
         text = f"{spec.label}  {spec.width}×{spec.height}"
         pen.rectangle((0, 0, spec.width, size * 2), fill=(0, 0, 0))
         pen.text((size // 2, size // 2), text, fill=(255, 255, 255), font=font)
-    return encode(image, spec.extension)
+    return encode(image, spec.extension, fast=not spec.detail)
 
 
 def _colour(rng: random.Random) -> tuple[int, int, int]:
     return (rng.randrange(256), rng.randrange(256), rng.randrange(256))
 
 
-def encode(image: Any, extension: str) -> bytes:
-    """Encode with fixed settings so the bytes are reproducible."""
+def encode(image: Any, extension: str, *, fast: bool = False) -> bytes:
+    """Encode with fixed settings so the bytes are reproducible (``fast``: light PNG zlib)."""
     fmt = _PIL_FORMATS.get(extension.lower(), "PNG")
     if fmt == "JPEG" and image.mode != "RGB":
         image = image.convert("RGB")
@@ -90,7 +90,7 @@ def encode(image: Any, extension: str) -> bytes:
     if fmt == "JPEG":
         image.save(out, fmt, quality=85, optimize=False, progressive=False, subsampling=2)
     elif fmt == "PNG":
-        image.save(out, fmt, compress_level=6)
+        image.save(out, fmt, compress_level=1 if fast else 6)
     else:
         image.save(out, fmt)
     return out.getvalue()
