@@ -68,3 +68,14 @@ def test_a_given_library_is_served():
 def test_reprs_show_no_credentials(sb):
     for text in (repr(sb), repr(sb.credentials)):
         assert DEMO_CLIENT_SECRET not in text and DEMO_REFRESH_TOKEN not in text
+
+
+def test_the_public_names_are_exported():
+    import mediashortcodes.sandbox as package
+
+    assert sorted(package.__all__) == [
+        "DEMO_CLIENT_ID", "DEMO_CLIENT_SECRET", "DEMO_CREDENTIALS", "DEMO_REFRESH_TOKEN",
+        "FORMATS", "HIDDEN_FOLDER_ID", "Library", "LibraryFile", "LibraryFolder",
+        "PredefinedFormat", "Sandbox",
+    ]  # fmt: skip
+    assert all(hasattr(package, name) for name in package.__all__)
