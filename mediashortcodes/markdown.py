@@ -50,8 +50,6 @@ TOKEN = "media_shortcode"
 _BLOCK = "mediashortcodes_block"  # paragraph meta: the paragraph holds only shortcodes
 _FOUND = "mediashortcodes_found"  # html_block meta: the shortcodes in its text
 
-RenderRule = Callable[[Sequence[Token], int, OptionsDict, EnvType], str]
-
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
     """Parse ``<% ... %>`` shortcodes; render them with ``renderer`` when one is given.
