@@ -92,6 +92,10 @@ def sandbox(
             images=synthetic, videos=synthetic // 6, folders=max(1, min(50, synthetic // 15))
         )
     if media_port is None:
+        if port == 65535:
+            raise click.BadParameter(
+                "give --media-port too when --port is 65535", param_hint="--port"
+            )
         media_port = port + 1 if port else 0
     emulator = Sandbox(
         port=port,

@@ -195,6 +195,9 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
+    # the stdlib's backlog of 5 drops connections when a benchmark opens dozens at once,
+    # and a dropped SYN costs a 1 s retransmission
+    request_queue_size = 512
 
     def __init__(self, address: tuple[str, int], app: App) -> None:
         self.app = app

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .formats import CUSTOM, ORIGINAL, CropRequest, format_by_id, plan_crop, plan_format
 from .http import HTTPError, Request, Response, routes
-from .imaging import CONTENT_TYPES, apply, preview
+from .imaging import CONTENT_TYPES, apply, preview, size_of
 from .library import LibraryFile
 from .links import InvalidLink
 from .player import NOT_FOUND_PAGE, STATIC_FILES, player_page
@@ -48,7 +48,7 @@ def variant(
     state: SandboxState, file: LibraryFile, format_id: int, crop: CropRequest | None
 ) -> bytes:
     original = state.library.original(file.id)
-    size = (file.width, file.height)
+    size = size_of(original)  # the bytes, not the record: a test may have swapped them
     if format_id == ORIGINAL:
         return original
     if format_id == CUSTOM and crop is not None:

@@ -130,3 +130,15 @@ def test_inspecting_when_no_sandbox_runs_exits_3_with_a_hint(sb):
 def test_empty_tables_say_so():
     assert usages_table([]) == "no usage reports yet"
     assert pages_table({}) == "no page uses any file"
+
+
+def test_a_busy_port_exits_2_naming_the_option(sb):
+    port = sb.base_url.rsplit(":", 1)[1]
+    result = CliRunner().invoke(cli, ["sandbox", "--port", port, "--media-port", "0"])
+    assert result.exit_code == 2
+    assert f"port {port}" in result.output and "--port" in result.output
+
+
+def test_the_last_port_needs_an_explicit_media_port():
+    result = CliRunner().invoke(cli, ["sandbox", "--port", "65535"])
+    assert result.exit_code == 2 and "--media-port" in result.output

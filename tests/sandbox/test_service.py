@@ -307,3 +307,9 @@ def test_an_unknown_path_gets_a_json_404(api, auth):
 def test_a_wrong_method_gets_405_with_allow(api, auth):
     response = api.post("/1/format", headers=auth)
     assert response.status_code == 405 and response.headers["Allow"] == "GET"
+
+
+def test_formats_follow_the_real_bytes_when_a_record_was_changed_by_hand(sb, api, auth):
+    sb.library.update(101, data=encode(Image.new("RGB", (300, 200)), "jpg"))
+    response = httpx.get(download_info(api, auth, 101, 1)["downloadURL"])
+    assert decode(response.content) == ((200, 133), "JPEG")
