@@ -132,6 +132,8 @@ class Resolver:
         for sc in codes:
             file = files.get(sc.file_id)
             outcome = self._check(sc, file, formats)
+            if file is not None and not isinstance(outcome, Failure):
+                outcome = self._gdpr(sc, file, result) or outcome
             if isinstance(outcome, tuple):
                 file, format_id, crop = outcome
                 pending.append((sc, file, format_id, crop))
@@ -139,8 +141,6 @@ class Resolver:
                 result.outcomes[sc] = outcome
                 if not isinstance(outcome, Failure):
                     self.progress(1)
-            if file is not None and not isinstance(outcome, Failure):
-                self._gdpr(sc, file, result)
 
         if not self.verify_only:
             semaphore = asyncio.Semaphore(self.jobs)
@@ -211,20 +211,19 @@ class Resolver:
             return Failure(format_id)
         return (file, format_id, None)
 
-    def _gdpr(self, sc: Shortcode, file: File, result: Resolution) -> None:
+    def _gdpr(self, sc: Shortcode, file: File, result: Resolution) -> Failure | None:
+        """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"."""
         policy = self.config.images.gdpr
         if policy == "ignore" or file.gdpr_status.upper() == "OK":
-            return
+            return None
         message = (
             f"file {file.id} ({file.name!r}) has privacy status {file.gdpr_status or 'unknown'!r}"
             f" (not OK); check its consent in the service"
         )
         if policy == "fail":
-            result.outcomes[sc] = Failure(
-                message + ', or set [images] gdpr = "warn" to publish it anyway'
-            )
-        else:
-            result.warnings.append((sc, message))
+            return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
+        result.warnings.append((sc, message))
+        return None
 
 
 @contextlib.asynccontextmanager

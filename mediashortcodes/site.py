@@ -272,9 +272,8 @@ class SiteBuilder:
                 raise ContentError(problems)
             result.seconds = time.perf_counter() - started
             return result
-        if problems and not self.options.keep_going:
-            raise ContentError(problems)
-
+        # Malformed shortcodes do not stop here: the valid ones are still resolved, so one
+        # run lists every problem of the site, the service's answers included.
         try:
             resolution, result.requests = asyncio.run(self._resolve())
         finally:

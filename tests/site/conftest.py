@@ -1,0 +1,53 @@
+"""Fixtures for builder tests: a copy of the example site pointed at a sandbox."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "example_site"
+
+
+def point_at(site: Path, sandbox: Any, extra: str = "") -> None:
+    """Rewrite the site's [service] to use a running sandbox by its URLs."""
+    config = site / "mediashortcodes.toml"
+    text = config.read_text().replace(
+        "sandbox = true",
+        f'base_url = "{sandbox.base_url}"\nplayer_url = "http://player.test"\n'
+        f'static_url = "http://static.test"\ndownload_url = "{sandbox.download_url}"',
+    )
+    config.write_text(text + extra)
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Demo credentials in the environment and a fresh cache; returns the cache dir."""
+    from mediashortcodes.sandbox import DEMO_CREDENTIALS
+
+    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
+    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
+    monkeypatch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MEDIASHORTCODES_CACHE_DIR", str(cache))
+    return cache
+
+
+@pytest.fixture
+def make_site(tmp_path: Path, env: Path, sandbox: Any) -> Callable[..., Path]:
+    """Copy the example site, point it at the test sandbox, apply page overrides."""
+
+    def make(pages: dict[str, str] | None = None, *, extra: str = "", server: Any = None) -> Path:
+        site = tmp_path / "site"
+        shutil.copytree(EXAMPLE, site, ignore=shutil.ignore_patterns("_site", ".mediashortcodes"))
+        point_at(site, server or sandbox, extra)
+        for name, text in (pages or {}).items():
+            path = site / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        return site
+
+    return make

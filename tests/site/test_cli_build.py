@@ -1,0 +1,118 @@
+"""`mediashortcodes build | check | cache` as a user runs them: messages and exit codes."""
+
+from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mediashortcodes.cli import cli
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_build_prints_a_one_line_summary(make_site) -> None:
+    site = make_site()
+    code, out = run("build", str(site))
+    assert code == 0, out
+    summary = [line for line in out.splitlines() if line.startswith("built ")]
+    assert len(summary) == 1
+    assert "7 pages" in summary[0] and "downloads" in summary[0] and "cache hits" in summary[0]
+
+
+def test_build_with_problems_exits_1_and_lists_them(make_site) -> None:
+    site = make_site({"content/index.md": "<% media_image 999 %>\n\n<% media_video x %>\n"})
+    code, out = run("build", str(site))
+    assert code == 1
+    assert "index.md:1:1: file 999" in out
+    assert "index.md:3:" in out
+
+
+def test_missing_credential_exits_2_naming_the_variable(make_site, monkeypatch) -> None:
+    site = make_site()
+    monkeypatch.delenv("MEDIASHORTCODES_CLIENT_SECRET")
+    code, out = run("build", str(site))
+    assert code == 2
+    assert "MEDIASHORTCODES_CLIENT_SECRET" in out
+
+
+def test_warm_build_needs_no_credentials(make_site, monkeypatch) -> None:
+    site = make_site()
+    assert run("build", str(site))[0] == 0
+    monkeypatch.delenv("MEDIASHORTCODES_CLIENT_SECRET")
+    code, out = run("build", str(site))
+    assert code == 0, out
+    assert "0 requests" in out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_service_exits_3_and_writes_nothing(make_site) -> None:
+    site = make_site()
+    config = site / "mediashortcodes.toml"
+    text = re.sub(
+        r'base_url = "http://127\.0\.0\.1:\d+"',
+        f'base_url = "http://127.0.0.1:{free_port()}"',
+        config.read_text(),
+    )
+    config.write_text(text.replace("[service]\n", "[service]\nmax_retries = 1\n", 1))
+    code, out = run("build", str(site))
+    assert code == 3, out
+    assert "could not" in out.lower() or "unreachable" in out.lower() or "refused" in out.lower()
+    assert not (site / "_site").exists()
+
+
+def test_check_lists_problems_and_exits_1(make_site) -> None:
+    site = make_site({"content/extra.md": "<% media_image 201 %>\n"})
+    code, out = run("check", str(site))
+    assert code == 1
+    assert "extra.md:1:1: file 201" in out and "use media_video" in out
+
+
+def test_check_offline_checks_syntax_without_the_service(make_site, sandbox) -> None:
+    site = make_site({"content/extra.md": "ok <% media_image 999 %>\n"})
+    sandbox.reset_stats()
+    code, out = run("check", "--offline", str(site))
+    assert code == 0, out
+    assert sum(sandbox.stats.values()) == 0
+    (site / "content" / "bad.md").write_text("<% media_image %>\n")
+    code, out = run("check", "--offline", str(site))
+    assert code == 1 and "bad.md:1:" in out
+
+
+def test_cache_info_and_clear(make_site, env: Path) -> None:
+    site = make_site()
+    run("build", str(site))
+    code, out = run("cache", "info", str(site))
+    assert code == 0 and "blobs: " in out and str(env) in out
+    code, out = run("cache", "clear", str(site))
+    assert code == 0
+    assert not any(p.is_file() for p in env.rglob("*.jpg"))
+
+
+def test_output_option_writes_elsewhere(make_site, tmp_path: Path) -> None:
+    site = make_site()
+    target = tmp_path / "public"
+    code, out = run("build", str(site), "--output", str(target))
+    assert code == 0, out
+    assert (target / "index.html").exists() and not (site / "_site").exists()
+
+
+@pytest.mark.parametrize(
+    "bad", ['[site\nbase_url = "x"', "[unknown]\nx = 1", '[images]\ngdpr = "maybe"']
+)
+def test_malformed_config_exits_2_with_the_file_named(tmp_path: Path, bad: str) -> None:
+    (tmp_path / "mediashortcodes.toml").write_text(bad)
+    code, out = run("build", str(tmp_path))
+    assert code == 2
+    assert "mediashortcodes.toml" in out
