@@ -2,7 +2,7 @@
 
 Content hashes in media file names are normalised, so a different image encoder build
 does not break the test; every other byte of every page must match. To accept an
-intended change: UPDATE_GOLDEN=1 pytest tests/site/test_example_golden.py
+intended change: UPDATE_GOLDEN=1 pytest tests/builder/test_example_golden.py
 """
 
 from __future__ import annotations
