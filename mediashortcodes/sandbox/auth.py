@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import threading
+from collections import deque
 from collections.abc import Callable
 
 from ..config import Credentials
@@ -35,6 +36,8 @@ class TokenStore:
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
         self._expiry: dict[str, float] = {}
+        # Tests look for tokens in output that must not hold them; bounded for benchmarks.
+        self._issued: deque[str] = deque(maxlen=10_000)
         self._lock = threading.Lock()
 
     def issue(self, lifetime: float) -> str:
@@ -44,7 +47,12 @@ class TokenStore:
             # forget expired tokens so a long benchmark does not grow the table
             self._expiry = {t: e for t, e in self._expiry.items() if e > now}
             self._expiry[token] = now + lifetime
+            self._issued.append(token)
         return token
+
+    def issued(self) -> list[str]:
+        with self._lock:
+            return list(self._issued)
 
     def problem(self, authorization: str | None) -> str | None:
         """Why the Authorization header is refused, or None when it carries a live token."""

@@ -211,6 +211,35 @@ class Sandbox:
         """
         self._state.faults.add(FailureRule(status, rate, count, retry_after, path_prefix))
 
+    def fault(
+        self,
+        kind: str,
+        *,
+        rate: float = 1.0,
+        count: int | None = None,
+        path_prefix: str = "",
+        seconds: float = 1.0,
+        size: int = 0,
+        url: str = "",
+    ) -> None:
+        """Spoil matching requests the way ``kind`` says (``faults.FAULT_KINDS``).
+
+        ``reset`` the connection; ``stall`` for ``seconds``; ``truncate`` the body;
+        ``bad_json``; ``wrong_type`` (HTML); ``foreign_link`` (download links on ``url``);
+        ``oversize`` (``size`` bytes, no Content-Length). ``rate``, ``count`` and
+        ``path_prefix`` work as for :meth:`fail`.
+        """
+        rule = FailureRule(
+            rate=rate,
+            count=count,
+            path_prefix=path_prefix,
+            kind=kind,
+            seconds=seconds,
+            size=size,
+            url=url,
+        )
+        self._state.faults.add(rule)
+
     def clear_failures(self) -> None:
         self._state.faults.clear()
 
@@ -240,6 +269,10 @@ class Sandbox:
     def revoke_tokens(self) -> None:
         """Forget every access token: the next call with an old one gets 401."""
         self._state.tokens.revoke_all()
+
+    def issued_tokens(self) -> list[str]:
+        """Every access token handed out since the start, revoked and expired ones too."""
+        return self._state.tokens.issued()
 
     def __repr__(self) -> str:
         where = self.base_url if self.running else "stopped"

@@ -15,6 +15,7 @@ import re
 import selectors
 import socket
 import socketserver
+import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 1024 * 1024
 IDLE_TIMEOUT = 60.0  # seconds a kept-alive connection may stay silent
+_LINGER_0 = struct.pack("ii", 1, 0)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,9 @@ class Response:
     content_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
     drop: bool = False  # close the connection without answering (a simulated network fault)
+    reset: bool = False  # with drop: reset the connection (TCP RST) rather than close it
+    truncate: bool = False  # announce the whole body, send half of it, close
+    close_delimited: bool = False  # no Content-Length: the body ends when the connection does
 
 
 class HTTPError(Exception):
@@ -149,8 +154,17 @@ class _Handler(BaseHTTPRequestHandler):
             response = HTTPError(500, "the sandbox failed; see its log").response()
         if response.drop:
             self.close_connection = True
+            if response.reset:
+                # Linger 0: close() sends RST, and the client reads "connection reset".
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _LINGER_0)
+                self.connection.close()
             return
-        self._write(response)
+        if response.truncate or response.close_delimited:
+            self.close_connection = True
+        try:
+            self._write(response)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a timeout) while we were slow
 
     def _read_body(self) -> bytes:
         raw = self.headers.get("Content-Length")
@@ -175,15 +189,17 @@ class _Handler(BaseHTTPRequestHandler):
             f"HTTP/1.1 {status.value} {status.phrase}",
             f"Server: {self.server_version}",
             f"Date: {formatdate(usegmt=True)}",
-            f"Content-Length: {len(response.body)}",
         ]
+        if not response.close_delimited:
+            lines.append(f"Content-Length: {len(response.body)}")
         if response.content_type:
             lines.append(f"Content-Type: {response.content_type}")
         lines += [f"{k}: {v}" for k, v in (*_CORS, *response.headers)]
         if self.close_connection:
             lines.append("Connection: close")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-        self.wfile.write(head if self.command == "HEAD" else head + response.body)
+        body = response.body[: len(response.body) // 2] if response.truncate else response.body
+        self.wfile.write(head if self.command == "HEAD" else head + body)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)

@@ -1,7 +1,8 @@
 """What both sandbox hosts share: library, tokens, links, knobs, statistics, usage reports.
 
 Every request of the API and media hosts goes through ``serve``: it is counted, delayed
-by the latency knob, possibly failed by an injected fault, then handled.
+by the latency knob, possibly failed by an injected fault, then handled (and the answer
+possibly spoiled by a fault that acts on real answers).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .auth import TokenStore
@@ -125,17 +127,45 @@ class SandboxState:
         if self.latency_ms:
             self.sleep(self.latency_ms / 1000.0)
         rule = self.faults.check(request.path)
-        if rule is not None:
-            return injected(rule)
+        if rule is not None and rule.kind not in SPOIL_THE_ANSWER:
+            if rule.kind != "stall":
+                return injected(rule)
+            self.sleep(rule.seconds)
         if found is None:
             return miss.response()
         try:
-            return found.handler(self, request, **params)
+            response = found.handler(self, request, **params)
         except HTTPError as exc:
-            return exc.response()
+            response = exc.response()
+        return spoiled(rule, response, self.media_url) if rule is not None else response
+
+
+# Fault kinds that let the request be handled, then spoil the real answer.
+SPOIL_THE_ANSWER = frozenset({"truncate", "foreign_link"})
+NOT_JSON = b'[{"id": 101, "name": "Mountain lake", "filename": '
+MAINTENANCE_PAGE = b"<!doctype html><title>Maintenance</title><p>We are back soon.</p>"
+JPEG_START = b"\xff\xd8\xff\xe0"
+
+
+def spoiled(rule: FailureRule, response: Response, media_url: str) -> Response:
+    if rule.kind == "truncate":
+        return replace(response, truncate=True)
+    if rule.kind == "foreign_link" and media_url:
+        body = response.body.replace(media_url.encode(), rule.url.rstrip("/").encode())
+        return replace(response, body=body)
+    return response
 
 
 def injected(rule: FailureRule) -> Response:
+    if rule.kind == "reset":
+        return Response(0, drop=True, reset=True)
+    if rule.kind == "bad_json":
+        return Response(200, NOT_JSON, "application/json; charset=utf-8")
+    if rule.kind == "wrong_type":
+        return Response(200, MAINTENANCE_PAGE, "text/html; charset=utf-8")
+    if rule.kind == "oversize":
+        body = JPEG_START.ljust(rule.size, b"\0")[: rule.size]
+        return Response(200, body, "image/jpeg", close_delimited=True)
     if rule.status == 0:
         return Response(0, drop=True)
     header = rule.retry_after_header()
