@@ -105,7 +105,7 @@ class UsageConfig:
 class CacheConfig:
     dir: str = ""
     # Metadata (file records, folder locations, formats) is re-checked after this long.
-    metadata_ttl: int = 24 * 3600
+    metadata_ttl: int = 3600
 
 
 @dataclass(frozen=True)
