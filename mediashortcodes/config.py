@@ -236,7 +236,9 @@ def load(site: str | Path | None = None) -> Config:
     elif path.name.endswith(".toml"):
         root, file = path.parent, path
     else:
-        raise ConfigError(f"{path}: no such site directory; pass the folder that holds {CONFIG_NAME}")
+        raise ConfigError(
+            f"{path}: no such site directory; pass the folder that holds {CONFIG_NAME}"
+        )
     if not file.exists():
         return apply_env(Config(root=root.resolve(), source=str(file)))
     try:

@@ -24,7 +24,7 @@ def _require(data: Any, key: str, kind: type | tuple[type, ...], what: str) -> A
     if not isinstance(data, dict):
         raise InvalidResponseError(f"expected a JSON object for {what}, got {type(data).__name__}")
     value = data.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         raise InvalidResponseError(f"{what} has no valid {key!r} field")
     return value
 
