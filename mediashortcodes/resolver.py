@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -226,27 +226,42 @@ class Resolver:
         return None
 
 
+class LazyConnection:
+    """``await connection()`` opens the service (and the sandbox, if configured) on first
+    use only; a build that the cache can answer never opens it."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        self._stack = contextlib.ExitStack()
+        self._client: AsyncClient | None = None
+        self._lock = asyncio.Lock()
+
+    async def __call__(self) -> AsyncClient:
+        from . import api
+        from .service import open_service
+
+        async with self._lock:
+            if self._client is None:
+                service_config, credentials = self._stack.enter_context(open_service(self._config))
+                self._client = api.client_from_config(service_config, credentials)
+            return self._client
+
+    @property
+    def requests(self) -> int:
+        """Requests sent so far, token requests included."""
+        return self._client.stats.total if self._client is not None else 0
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        self._stack.close()
+
+
 @contextlib.asynccontextmanager
-async def lazy_client(config: Config):  # type: ignore[no-untyped-def]
-    """Yield a `connect()` coroutine that opens the service on first use only."""
-    from . import api
-    from .service import open_service
-
-    stack = contextlib.ExitStack()
-    client: AsyncClient | None = None
-    lock = asyncio.Lock()
-
-    async def connect() -> AsyncClient:
-        nonlocal client
-        async with lock:
-            if client is None:
-                service_config, credentials = stack.enter_context(open_service(config))
-                client = api.client_from_config(service_config, credentials)
-            return client
-
+async def lazy_client(config: Config) -> AsyncIterator[LazyConnection]:
+    """Yield a `LazyConnection`; close whatever it opened on the way out."""
+    connection = LazyConnection(config)
     try:
-        yield connect
+        yield connection
     finally:
-        if client is not None:
-            await client.aclose()
-        stack.close()
+        await connection.aclose()

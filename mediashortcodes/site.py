@@ -233,18 +233,10 @@ class SiteBuilder:
                 self.progress(done, total)
 
         async with lazy_client(self.config) as connect:
-            opened: list[Any] = []
-
-            async def counting_connect() -> Any:
-                client = await connect()
-                if not opened:
-                    opened.append(client)
-                return client
-
             resolver = Resolver(
                 self.config,
                 self.cache,
-                counting_connect,
+                connect,
                 jobs=jobs,
                 refresh=self.options.refresh,
                 offline=self.options.offline,
@@ -253,8 +245,7 @@ class SiteBuilder:
             )
             resolution = await resolver.resolve(self.deferred.shortcodes)
             self._warnings.extend(resolver.warn_messages)
-            requests = opened[0].stats.total if opened else 0
-        return resolution, requests
+            return resolution, connect.requests
 
     # -- the whole build ------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ def draw(spec: Drawing) -> bytes:
     if spec.label:
         size = max(12, min(spec.width, spec.height) // 16)
         font = font_mod.load_default(size=size) if spec.detail else font_mod.load_default()
-        text = f"{spec.label}  {spec.width}×{spec.height}"
+        text = f"{spec.label}  {spec.width}x{spec.height}"
         pen.rectangle((0, 0, spec.width, size * 2), fill=(0, 0, 0))
         pen.text((size // 2, size // 2), text, fill=(255, 255, 255), font=font)
     return encode(image, spec.extension, fast=not spec.detail)
