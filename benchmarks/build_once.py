@@ -1,0 +1,67 @@
+"""One build in its own process, measured: the runner starts one of these per build.
+
+    python benchmarks/build_once.py SITE [--jobs N] [--profile OUT.txt]
+
+Prints one JSON object: the build's seconds (from loading the config to the end of the
+build, imports the build makes included, interpreter start-up excluded), its counters, the
+process's peak RSS, and whether the service client was imported at all. The service URLs,
+credentials and cache directory come from the environment, as for ``mediashortcodes build``.
+"""
+
+from __future__ import annotations
+
+import time
+
+STARTED = time.perf_counter()
+
+import argparse  # noqa: E402  (the clock starts before any import)
+import json  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path)
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--profile", type=Path, default=None, help="write a pyinstrument profile")
+    args = parser.parse_args(argv)
+
+    profiler = None
+    if args.profile:
+        from pyinstrument import Profiler
+
+        profiler = Profiler(interval=0.0005)
+        profiler.start()
+    began = time.perf_counter()
+    from mediashortcodes import config
+    from mediashortcodes.site import BuildOptions, SiteBuilder
+
+    result = SiteBuilder(config.load(args.site), BuildOptions(jobs=args.jobs)).build()
+    seconds = time.perf_counter() - began
+    if profiler is not None:
+        profiler.stop()
+        args.profile.write_text(profiler.output_text(unicode=True, show_all=False))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "since_start": time.perf_counter() - STARTED,
+                "pages": result.pages,
+                "images": result.images,
+                "videos": result.videos,
+                "downloads": result.downloads,
+                "cache_hits": result.cache_hits,
+                "requests": result.requests,
+                # ru_maxrss is in KiB on Linux.
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "client_imported": "mediashortcodes.api" in sys.modules,
+                "httpx_imported": "httpx" in sys.modules,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""Benchmark runner: cold, warm and render-floor builds of a synthetic site (docs/benchmarks.md).
+
+    python benchmarks/run.py                      # W1: 1,000 pages, 300 images, 20 ms, 3 runs
+    python benchmarks/run.py --quick              # a small version, well under a minute
+    python benchmarks/run.py --n 10000 --k 3000   # the large workload
+
+The sandbox runs in its own process (``mediashortcodes sandbox --synthetic K``) with the
+given latency on every request, over real sockets on 127.0.0.1; every build runs in its
+own process too, so its timing and peak RSS are its own. One priming build, not counted,
+lets the sandbox draw and resize every variant once: afterwards it answers like an origin
+serving stored files, and the cold builds measure the builder and the latency, not Pillow.
+
+- cold: empty cache and no output; warm: the cache of the last cold build, output removed;
+  floor: the same pages with every shortcode deleted, through the same builder.
+- Warm and floor builds alternate, so background load hits both alike.
+
+Prints a table, then as its last line one JSON object (the figures other tools read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import Workload, generate  # noqa: E402
+
+ENDPOINTS = ("token", "foldertree", "files", "formats", "download_info", "download")
+CLI = "from mediashortcodes.cli import main; main()"
+START_TIMEOUT = 30.0
+TARGET_WARM_OVER_FLOOR = 1.15
+COLD_SLACK = 1.5
+
+
+class BenchmarkError(Exception):
+    """The benchmark could not run or a build failed; the message says which and why."""
+
+
+@dataclass
+class Build:
+    """One measured build: the builder's own figures and the sandbox's request counts."""
+
+    kind: str
+    seconds: float
+    process_seconds: float
+    peak_rss_mb: float
+    downloads: int
+    cache_hits: int
+    requests: int  # counted by the sandbox, token included
+    by_endpoint: dict[str, int] = field(default_factory=dict)
+    client_imported: bool = False
+
+
+class SandboxProcess:
+    """``mediashortcodes sandbox`` in a child process, stopped whatever happens."""
+
+    def __init__(self, *, latency_ms: float, k: int, log: Path) -> None:
+        self.args = [
+            sys.executable,
+            "-c",
+            CLI,
+            "sandbox",
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+            "--synthetic",
+            str(k),
+        ]
+        self.log = log
+        self.env: dict[str, str] = {}
+        self.process: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> SandboxProcess:
+        with self.log.open("w") as errors:
+            self.process = subprocess.Popen(
+                self.args, stdout=subprocess.PIPE, stderr=errors, text=True, env=_clean_env()
+            )
+        lines: queue.Queue[str] = queue.Queue()
+
+        def pump(stream: Any) -> None:
+            for line in stream:
+                lines.put(line)
+            lines.put("")
+
+        threading.Thread(target=pump, args=(self.process.stdout,), daemon=True).start()
+        deadline = time.monotonic() + START_TIMEOUT
+        try:
+            while True:
+                try:
+                    line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+                except queue.Empty:
+                    raise BenchmarkError(
+                        f"the sandbox printed no banner within {START_TIMEOUT:.0f} s; "
+                        f"see {self.log}"
+                    ) from None
+                if not line:
+                    raise BenchmarkError(f"the sandbox exited at start; see {self.log}")
+                if line.startswith("export "):
+                    name, _, value = line[len("export ") :].strip().partition("=")
+                    self.env[name] = value
+                if line.startswith("Press Ctrl-C"):
+                    return self
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def _call(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        url = self.env["MEDIASHORTCODES_BASE_URL"] + path
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data=data, method="POST" if data else "GET")
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    def reset_stats(self) -> None:
+        self._call("/_sandbox/control", {"reset_stats": True})
+
+    def stats(self) -> dict[str, int]:
+        return {name: int(count) for name, count in self._call("/_sandbox/stats").items()}
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without any MEDIASHORTCODES_* setting of the person running this."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")}
+
+
+def run_build(
+    kind: str,
+    site: Path,
+    cache: Path,
+    sandbox: SandboxProcess,
+    *,
+    jobs: int | None,
+    profile: Path | None = None,
+) -> Build:
+    """Build ``site`` into a fresh output directory in a child process and measure it."""
+    shutil.rmtree(site / "_site", ignore_errors=True)
+    env = {**_clean_env(), **sandbox.env, "MEDIASHORTCODES_CACHE_DIR": str(cache)}
+    args = [sys.executable, str(HERE / "build_once.py"), str(site)]
+    if jobs:
+        args += ["--jobs", str(jobs)]
+    if profile:
+        args += ["--profile", str(profile)]
+    sandbox.reset_stats()
+    began = time.perf_counter()
+    done = subprocess.run(args, env=env, capture_output=True, text=True, cwd=site, check=False)
+    process_seconds = time.perf_counter() - began
+    if done.returncode != 0:
+        raise BenchmarkError(
+            f"the {kind} build of {site} failed (exit {done.returncode}):\n{done.stderr.strip()}"
+        )
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    by_endpoint = sandbox.stats()
+    return Build(
+        kind=kind,
+        seconds=figures["seconds"],
+        process_seconds=process_seconds,
+        peak_rss_mb=figures["peak_rss_mb"],
+        downloads=figures["downloads"],
+        cache_hits=figures["cache_hits"],
+        requests=sum(by_endpoint.values()),
+        by_endpoint={k: v for k, v in by_endpoint.items() if v},
+        client_imported=figures["client_imported"],
+    )
+
+
+def measure(
+    workdir: Path,
+    *,
+    n: int,
+    k: int,
+    latency_ms: float,
+    runs: int,
+    jobs: int | None,
+    seed: int = 0,
+    profile: Path | None = None,
+    log: Any = None,
+) -> tuple[Workload, dict[str, list[Build]]]:
+    """Generate the sites, start the sandbox, and run every build of the benchmark."""
+
+    def say(text: str) -> None:
+        if log is not None:
+            print(text, file=log, flush=True)
+
+    say(f"generating {n} pages over {k} images in {workdir}")
+    workload = generate(workdir / "site", n=n, k=k, seed=seed)
+    generate(workdir / "floor", n=n, k=k, seed=seed, floor=True)
+    builds: dict[str, list[Build]] = {"prime": [], "cold": [], "warm": [], "floor": []}
+    with SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox:
+
+        def build(kind: str, site: str, cache: Path, **kw: Any) -> Build:
+            result = run_build(kind, workdir / site, cache, sandbox, jobs=jobs, **kw)
+            say(
+                f"  {kind:<6} {result.seconds:7.2f} s  {result.requests:6d} requests  "
+                f"{result.downloads:6d} downloads  {result.peak_rss_mb:6.1f} MB"
+            )
+            return result
+
+        say("priming the sandbox (a cold build, not counted)")
+        prime_cache = workdir / "cache-prime"
+        builds["prime"].append(build("prime", "site", prime_cache))
+        shutil.rmtree(prime_cache, ignore_errors=True)
+        cache = workdir / "cache"
+        for _ in range(runs):
+            shutil.rmtree(cache, ignore_errors=True)
+            builds["cold"].append(build("cold", "site", cache))
+        for _ in range(runs):
+            builds["warm"].append(build("warm", "site", cache))
+            builds["floor"].append(build("floor", "floor", workdir / "cache-floor"))
+        if profile is not None:
+            profile.mkdir(parents=True, exist_ok=True)
+            build("warm", "site", cache, profile=profile / "warm.txt")
+            build("floor", "floor", workdir / "cache-floor", profile=profile / "floor.txt")
+            say(f"profiles written to {profile}")
+    return workload, builds
+
+
+def summarise(
+    workload: Workload,
+    builds: dict[str, list[Build]],
+    *,
+    latency_ms: float,
+    jobs: int,
+    runs: int,
+) -> dict[str, Any]:
+    """The figures of the benchmark, medians of the counted runs, and the targets met."""
+
+    def median(kind: str, attribute: str) -> float:
+        return statistics.median(getattr(b, attribute) for b in builds[kind])
+
+    cold, warm, floor = (median(k, "seconds") for k in ("cold", "warm", "floor"))
+    cold_requests = max(b.requests for b in builds["cold"])
+    warm_requests = max(b.requests for b in builds["warm"])
+    downloads = max(b.by_endpoint.get("download", 0) for b in builds["cold"])
+    bound = floor + COLD_SLACK * cold_requests * (latency_ms / 1000) / jobs
+    everything = [b for kind in ("cold", "warm", "floor") for b in builds[kind]]
+    figures: dict[str, Any] = {
+        "n": workload.n,
+        "k": workload.k,
+        "latency_ms": latency_ms,
+        "jobs": jobs,
+        "runs": runs,
+        "cold_s": round(cold, 3),
+        "warm_s": round(warm, 3),
+        "floor_s": round(floor, 3),
+        "warm_over_floor": round(warm / floor, 3),
+        "cold_bound_s": round(bound, 3),
+        "cold_requests": cold_requests,
+        "warm_requests": warm_requests,
+        "distinct_downloads": downloads,
+        "distinct_variants": workload.variants,
+        "cold_requests_by_endpoint": builds["cold"][-1].by_endpoint,
+        "peak_rss_mb": round(max(b.peak_rss_mb for b in everything), 1),
+        "warm_rss_mb": round(max(b.peak_rss_mb for b in builds["warm"]), 1),
+        "cold_process_s": round(median("cold", "process_seconds"), 3),
+        "warm_process_s": round(median("warm", "process_seconds"), 3),
+        "floor_process_s": round(median("floor", "process_seconds"), 3),
+        "warm_client_imported": any(b.client_imported for b in builds["warm"]),
+        "pages": workload.n,
+        "image_shortcodes": workload.image_shortcodes,
+        "video_shortcodes": workload.video_shortcodes,
+    }
+    figures["targets"] = {
+        "warm_no_requests": warm_requests == 0 and not figures["warm_client_imported"],
+        "warm_over_floor": figures["warm_over_floor"] <= TARGET_WARM_OVER_FLOOR,
+        "cold_within_bound": cold <= bound,
+        "each_variant_downloaded_once": all(
+            b.by_endpoint.get("download", 0) == workload.variants for b in builds["cold"]
+        ),
+    }
+    return figures
+
+
+def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
+    """The human-readable report."""
+    f = figures
+    lines = [
+        f"mediashortcodes benchmark: {f['n']} pages, {f['k']} images, "
+        f"{f['image_shortcodes']} image + {f['video_shortcodes']} video shortcodes, "
+        f"latency {f['latency_ms']:g} ms, jobs {f['jobs']}, medians of {f['runs']} run(s)",
+        "",
+        f"{'build':<7}{'median s':>10}{'process s':>11}{'peak MB':>9}{'requests':>10}"
+        f"{'downloads':>11}   runs (s)",
+    ]
+    for kind in ("cold", "warm", "floor"):
+        rows = builds[kind]
+        lines.append(
+            f"{kind:<7}{f[kind + '_s']:>10.3f}{f[kind + '_process_s']:>11.3f}"
+            f"{max(b.peak_rss_mb for b in rows):>9.1f}{max(b.requests for b in rows):>10d}"
+            f"{max(b.downloads for b in rows):>11d}   " + " ".join(f"{b.seconds:.2f}" for b in rows)
+        )
+    prime = builds["prime"][0]
+    lines.append(f"(priming build, not counted: {prime.seconds:.2f} s)")
+    by = f["cold_requests_by_endpoint"]
+    parts = " + ".join(f"{by[name]} {name}" for name in ENDPOINTS if by.get(name))
+    ok = {True: "ok", False: "MISSED"}
+    t = f["targets"]
+    lines += [
+        "",
+        f"warm / floor       {f['warm_over_floor']:.3f}  (target <= {TARGET_WARM_OVER_FLOOR})"
+        f"  {ok[t['warm_over_floor']]}",
+        f"warm requests      {f['warm_requests']}  (client imported: "
+        f"{'yes' if f['warm_client_imported'] else 'no'})  {ok[t['warm_no_requests']]}",
+        f"cold bound         floor + {COLD_SLACK} x {f['cold_requests']} x {f['latency_ms']:g} ms"
+        f" / {f['jobs']} = {f['cold_bound_s']:.3f} s; cold {f['cold_s']:.3f} s"
+        f"  {ok[t['cold_within_bound']]}",
+        f"cold requests      {f['cold_requests']} = {parts}",
+        f"downloads          {f['distinct_downloads']} for {f['distinct_variants']} distinct "
+        f"variants  {ok[t['each_variant_downloaded_once']]}",
+        f"peak RSS           {f['peak_rss_mb']:.1f} MB (warm {f['warm_rss_mb']:.1f} MB)",
+    ]
+    return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def working_directory(path: Path | None, keep: bool) -> Iterator[Path]:
+    if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+        return
+    made = Path(tempfile.mkdtemp(prefix="mediashortcodes-bench-"))
+    try:
+        yield made
+    finally:
+        if not keep:
+            shutil.rmtree(made, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Cold, warm and render-floor builds of a synthetic site (docs/benchmarks.md)."
+    )
+    parser.add_argument("--n", type=int, default=None, help="pages (W1: 1000)")
+    parser.add_argument("--k", type=int, default=None, help="distinct images (W1: 300)")
+    parser.add_argument("--latency-ms", type=float, default=20.0, help="per request (W1: 20)")
+    parser.add_argument("--runs", type=int, default=None, help="runs of each build (W1: 3)")
+    parser.add_argument("--jobs", type=int, default=None, help="requests at a time (default 16)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="100 pages, 30 images, 2 runs")
+    parser.add_argument("--workdir", type=Path, default=None, help="keep the sites here")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="also profile a warm and a floor build into DIR"
+    )
+    args = parser.parse_args(argv)
+    n = args.n or (100 if args.quick else 1000)
+    k = args.k or (30 if args.quick else 300)
+    runs = args.runs or (2 if args.quick else 3)
+    if (
+        n < 1
+        or k < 6
+        or runs < 1
+        or args.latency_ms < 0
+        or (args.jobs is not None and args.jobs < 1)
+    ):
+        parser.error("need --n >= 1, --k >= 6, --runs >= 1, --latency-ms >= 0, --jobs >= 1")
+    jobs = args.jobs or _default_jobs()
+    try:
+        with working_directory(args.workdir, args.keep) as workdir:
+            workload, builds = measure(
+                workdir,
+                n=n,
+                k=k,
+                latency_ms=args.latency_ms,
+                runs=runs,
+                jobs=args.jobs,
+                seed=args.seed,
+                profile=args.profile,
+                log=sys.stderr,
+            )
+    except BenchmarkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    figures = summarise(workload, builds, latency_ms=args.latency_ms, jobs=jobs, runs=runs)
+    print(table(figures, builds))
+    print(json.dumps(figures, sort_keys=False))
+    return 0
+
+
+def _default_jobs() -> int:
+    from mediashortcodes.config import BuildConfig
+
+    return BuildConfig().jobs
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Smoke test of the benchmark suite: the generator and a minimal run of the runner.
+
+The benchmark itself (timings) is never run by pytest; this only checks that a user's
+``python benchmarks/run.py`` works and reports what docs/benchmarks.md promises.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+# benchmarks/ is a folder of scripts, not a package: load the generator by its path.
+_spec = importlib.util.spec_from_file_location("benchmarks_generate", BENCHMARKS / "generate.py")
+assert _spec is not None and _spec.loader is not None
+_generator = sys.modules[_spec.name] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_generator)
+generate = _generator.generate
+
+pytest.importorskip("PIL", reason="the benchmark's sandbox needs the [sandbox] extra")
+
+KEYS = {
+    "n",
+    "k",
+    "latency_ms",
+    "jobs",
+    "cold_s",
+    "warm_s",
+    "floor_s",
+    "warm_over_floor",
+    "cold_requests",
+    "warm_requests",
+    "distinct_downloads",
+    "peak_rss_mb",
+}
+
+
+def test_generated_site_has_three_images_and_a_video_per_page_and_one_in_the_layout(
+    tmp_path: Path,
+) -> None:
+    workload = generate(tmp_path / "site", n=12, k=12)
+    pages = sorted((tmp_path / "site" / "content").rglob("*.md"))
+    assert len(pages) == 12
+    for page in pages:
+        text = page.read_text()
+        assert text.count("<% media_image") == 3
+        assert text.count("<% media_video") == 1
+    layout = (tmp_path / "site" / "templates" / "page.html").read_text()
+    assert layout.count("<% media_image") == 1
+    assert workload.image_shortcodes == 12 * 4
+    assert workload.video_shortcodes == 12
+
+
+def test_floor_site_is_the_same_text_without_shortcodes(tmp_path: Path) -> None:
+    generate(tmp_path / "site", n=5, k=12)
+    generate(tmp_path / "floor", n=5, k=12, floor=True)
+    for page in (tmp_path / "site" / "content").rglob("*.md"):
+        twin = tmp_path / "floor" / page.relative_to(tmp_path / "site")
+        kept = [line for line in page.read_text().splitlines() if not line.startswith("<%")]
+        assert _text(twin.read_text().splitlines()) == _text(kept)
+    assert "<%" not in (tmp_path / "floor" / "templates" / "page.html").read_text()
+
+
+def _text(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.strip()]
+
+
+def test_a_minimal_run_reports_the_figures_and_a_warm_build_makes_no_request(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "run.py"),
+            "--n=20",
+            "--k=10",
+            "--latency-ms=0",
+            "--runs=1",
+            f"--workdir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures.keys() >= KEYS
+    assert (figures["n"], figures["k"]) == (20, 10)
+    assert figures["warm_requests"] == 0
+    assert figures["warm_client_imported"] is False
+    assert figures["distinct_downloads"] == figures["distinct_variants"]
+    assert "warm / floor" in done.stdout
