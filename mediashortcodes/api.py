@@ -6,7 +6,8 @@ same methods, synchronous, for the CLI and live Django/Wagtail requests. Both:
 - fetch the access token on the first API call, never before (creating a client does no
   I/O, so a warm build makes no request at all), and reuse it until shortly before it
   expires; a 401 fetches one fresh token and retries once;
-- retry 429, 5xx, connection errors and timeouts (see :mod:`mediashortcodes.retry`);
+- retry 429, 5xx, connection errors and timeouts (see :mod:`mediashortcodes.retry`), and
+  a GET whose answer is not JSON (a proxy's error page, a mangled body);
 - send the token to the API host only: downloads go through a second connection pool that
   never carries it, and only to hosts the download policy allows;
 - raise the exceptions of :mod:`mediashortcodes.errors`, never httpx's, whose messages
@@ -131,6 +132,24 @@ class _Attempts:
             raise self._exhausted_status(status)
         log.info("%s answered HTTP %d; retry %d in %.2f s", self._what, status, self._retries, wait)
         return wait
+
+    def after_unreadable(self, call: Call, response: httpx.Response) -> float | None:
+        """The wait before asking again when a GET's answer is not JSON, else ``None``.
+
+        A proxy's error page or a body mangled on the way passes on the next try; asking
+        again is safe because a GET changes nothing.
+        """
+        if call.method != "GET" or not response.is_success:
+            return None
+        try:
+            read_json(call, response)
+        except InvalidResponseError as exc:
+            wait = self._next(None)
+            if wait is None:
+                raise
+            log.info("%s: %s; retry %d in %.2f s", self._what, exc, self._retries, wait)
+            return wait
+        return None
 
     def after_error(self, exc: Exception, *, cut_off: bool = False) -> float:
         wait = self._next(None)
@@ -474,6 +493,8 @@ class AsyncClient(_Base):
             else:
                 wait = attempts.after_status(response)
                 if wait is None:
+                    wait = attempts.after_unreadable(call, response)
+                if wait is None:
                     log.debug("%s -> HTTP %d", call.what, response.status_code)
                     return response
             await self._sleep(wait)
@@ -631,6 +652,8 @@ class Client(_Base):
                 raise self._unexpected(call.what, exc) from None
             else:
                 wait = attempts.after_status(response)
+                if wait is None:
+                    wait = attempts.after_unreadable(call, response)
                 if wait is None:
                     log.debug("%s -> HTTP %d", call.what, response.status_code)
                     return response

@@ -376,10 +376,41 @@ def test_a_missing_folder_raises_not_found_naming_the_folder(fake):
     ],
 )
 def test_unreadable_answers_raise_invalid_response(fake, response, message):
-    fake.inject("/1/foldertree", response)
+    fake.inject("/1/foldertree", response, count=10)  # unreadable on every retry too
     client, _ = sync_client(fake)
     with pytest.raises(InvalidResponseError, match=message):
         client.folders()
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(503, text="<html>", headers={"content-type": "text/html"}),
+        httpx.Response(200, text="<html>", headers={"content-type": "text/html"}),
+        httpx.Response(200, text="[{", headers={"content-type": "application/json"}),
+    ],
+)
+def test_a_get_answered_once_with_something_unreadable_is_asked_again(fake, response):
+    fake.inject("/1/foldertree", response)
+    client, sleeps = sync_client(fake)
+    assert [f.id for f in client.folders()] == [1, 2, 3]
+    assert client.stats.folders == 2 and len(sleeps) == 1
+
+
+def test_a_token_answer_that_is_not_json_is_asked_for_again(fake):
+    fake.inject("/1/oauth2/token", httpx.Response(200, text="<html>maintenance</html>"))
+    client, _ = sync_client(fake)
+    assert client.formats()
+    assert client.stats.token == 2
+
+
+async def test_the_async_client_asks_again_after_an_unreadable_answer(fake):
+    bad_json = httpx.Response(200, text="{", headers={"content-type": "application/json"})
+    fake.inject("/1/format", bad_json)
+    client, sleeps = async_client(fake)
+    async with client:
+        assert [f.id for f in await client.formats()] == [7, 8]
+    assert client.stats.formats == 2 and len(sleeps) == 1
 
 
 def test_a_token_answer_without_access_token_is_an_invalid_response(fake):
