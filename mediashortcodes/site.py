@@ -34,6 +34,8 @@ from .errors import (
     ContentError,
     MediaShortcodesError,
     Problem,
+    RateLimitedError,
+    ServerError,
     ServiceUnreachableError,
 )
 from .jinja import MediaShortcodesExtension
@@ -44,6 +46,10 @@ from .service import embed_urls
 from .shortcodes import Shortcode
 from .usage import MANIFEST_NAME, Manifest, page_url
 
+# A service that cannot be reached, refuses us or keeps failing is no problem of the
+# content: the build stops with exit 3 instead of listing (or, with --keep-going,
+# publishing a placeholder for) every shortcode it touched.
+OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
 MARKER = re.compile("\ue000(\\d+)\ue001")
 
 
@@ -276,7 +282,7 @@ class SiteBuilder:
             )
         failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
         for _sc, failure in failures:
-            if isinstance(failure.cause, (ServiceUnreachableError, AuthenticationError)):
+            if isinstance(failure.cause, OUTAGES):
                 raise failure.cause
         problems += [
             Problem(sc.location.path, sc.location.line, sc.location.col, f.message)
