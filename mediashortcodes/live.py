@@ -1,0 +1,272 @@
+"""Resolve shortcodes while a page renders: live Django/Wagtail requests and previews.
+
+A build knows every shortcode before it fetches anything (``site.py``); a live request
+does not, so each shortcode is resolved when the template reaches it, through the same
+``Resolver`` and disk cache as a build: a warm cache answers with no network call at all.
+
+Resolution runs on one event loop in a thread this renderer owns. Callers stay
+synchronous, a caller inside a running loop (an async view) is not disturbed, and the
+service client, with its access token, lives from one request to the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from markupsafe import Markup
+
+from .assets import publish
+from .cache import MediaCache, namespace_for
+from .config import Config
+from .errors import (
+    AuthenticationError,
+    ConfigError,
+    ContentError,
+    Problem,
+    ServiceError,
+    ServiceUnreachableError,
+)
+from .render import Renderer, ResolvedImage
+from .resolver import (
+    Failure,
+    ImageOutcome,
+    Outcome,
+    Resolution,
+    Resolver,
+    VideoOutcome,
+    lazy_client,
+)
+from .service import embed_urls
+from .shortcodes import Shortcode
+
+if TYPE_CHECKING:
+    from .api import AsyncClient
+
+__all__ = ["ON_MISSING", "LiveRenderer", "Publication"]
+
+log = logging.getLogger("mediashortcodes")
+
+T = TypeVar("T")
+Connect = Callable[[], Awaitable["AsyncClient"]]
+# Opens the service lazily for as long as the renderer lives (``resolver.lazy_client``).
+Connector = Callable[[], contextlib.AbstractAsyncContextManager[Connect]]
+
+ON_MISSING = ("placeholder", "fail")
+_FATAL = (ServiceUnreachableError, AuthenticationError)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """Where published image files go and the URL prefix that serves them."""
+
+    directory: Path
+    url_prefix: str  # ends with "/"
+
+    @classmethod
+    def under(cls, root: Path, url: str, media_dir: str) -> Publication:
+        """``<root>/<media_dir>/`` served at ``<url>/<media_dir>/`` (e.g. MEDIA_ROOT, MEDIA_URL)."""
+        sub = media_dir.strip("/")
+        if not sub or ".." in sub.split("/"):
+            raise ConfigError(
+                f"[site] media_dir must be a folder name such as media, got {media_dir!r}"
+            )
+        return cls(Path(root) / sub, f"{url.rstrip('/')}/{sub}/")
+
+
+class _LoopThread:
+    """An event loop running in a daemon thread; coroutines are submitted to it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="mediashortcodes-live", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        if threading.current_thread() is self.thread:
+            coroutine.close()
+            raise RuntimeError("LiveRenderer cannot be called from its own resolution thread")
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+class LiveRenderer:
+    """A ``ShortcodeRenderer`` that resolves each shortcode when it is rendered.
+
+    ``on_missing="placeholder"`` (previews, runserver) turns a file that cannot be shown,
+    or a service that does not answer, into a visible placeholder and a logged warning;
+    ``"fail"`` (static export) raises instead. Bad configuration raises in both modes.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        publication: Publication,
+        *,
+        on_missing: str = "placeholder",
+        renderer: Renderer | None = None,
+        cache: MediaCache | None = None,
+        connector: Connector | None = None,
+    ) -> None:
+        if on_missing not in ON_MISSING:
+            raise ConfigError(f"on_missing must be placeholder or fail, got {on_missing!r}")
+        self.config = config
+        self.publication = publication
+        self.on_missing = on_missing
+        self.renderer = renderer or _renderer(config)
+        self.cache = cache or MediaCache(
+            config.cache_dir,
+            namespace_for(config.service.base_url, config.service.sandbox),
+            ttl=config.cache.metadata_ttl,
+        )
+        self._connector = connector or (lambda: lazy_client(config))
+        self._lock = threading.Lock()
+        self._loop: _LoopThread | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._connect: Connect | None = None
+        self._connect_lock: asyncio.Lock | None = None
+
+    # -- the ShortcodeRenderer protocol -----------------------------------------------------
+
+    def render(self, shortcode: Shortcode) -> Markup:
+        """Resolve one shortcode now, publish its image, and return its HTML."""
+        try:
+            resolution = self.resolve([shortcode])
+        except ServiceError as exc:
+            if self.on_missing == "fail":
+                raise
+            return self._missing(shortcode, f"file {shortcode.file_id}: {exc}")
+        outcome = resolution.outcomes.get(shortcode)
+        if isinstance(outcome, ImageOutcome):
+            self.publish(outcome)
+        return self.html(shortcode, outcome)
+
+    def problem(self, problem: Problem) -> Markup:
+        """A malformed shortcode: a visible note in preview, an error in an export."""
+        if self.on_missing == "fail":
+            raise ContentError([problem])
+        log.warning("%s", problem)
+        return Markup(
+            '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
+            "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
+            'background:#fff4f4;font:.875em/1.4 monospace">{message}</span>'
+        ).format(loc=f"{problem.path}:{problem.line}:{problem.col}", message=problem.message)
+
+    # -- the parts, also used by a batch (the Wagtail export) ---------------------------------
+
+    def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
+        """Resolve shortcodes together, concurrently, through the cache; GDPR warnings and
+        stale-metadata notices are logged."""
+        codes = list(dict.fromkeys(shortcodes))
+        resolution = self._thread().run(self._resolve(codes))
+        for sc, message in resolution.warnings:
+            log.warning("%s:%d:%d: warning: %s", *_where(sc), message)
+        return resolution
+
+    def html(self, shortcode: Shortcode, outcome: Outcome | None) -> Markup:
+        """The HTML of a resolved shortcode; the image's src points into the publication."""
+        try:
+            if isinstance(outcome, ImageOutcome):
+                src = self.publication.url_prefix + outcome.name
+                image = ResolvedImage(
+                    outcome.file, src, outcome.stored.width, outcome.stored.height
+                )
+                return self.renderer.image(shortcode, image)
+            if isinstance(outcome, VideoOutcome):
+                return self.renderer.video(shortcode, outcome.file)
+        except ValueError as exc:  # RenderError: a bad option, an unsafe mediaId
+            return self._missing(shortcode, str(getattr(exc, "message", exc)))
+        if isinstance(outcome, Failure):
+            return self._missing(shortcode, outcome.message, outcome.cause)
+        return self._missing(shortcode, "not resolved")
+
+    def publish(self, outcome: ImageOutcome) -> Path:
+        """Put the image into the publication directory (once; a hard link when possible)."""
+        target = self.publication.directory / outcome.name
+        publish(self.cache, outcome.stored, target)
+        return target
+
+    def close(self) -> None:
+        """Close the service client (and a sandbox it started), the loop and the cache."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+            stack, self._stack = self._stack, None
+            self._connect = None
+        if loop is not None:
+            if stack is not None:
+                loop.run(stack.aclose())
+            loop.stop()
+        self.cache.close()
+
+    def __enter__(self) -> LiveRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _thread(self) -> _LoopThread:
+        with self._lock:
+            if self._loop is None:
+                self._loop = _LoopThread()
+            return self._loop
+
+    async def _resolve(self, codes: list[Shortcode]) -> Resolution:
+        resolver = Resolver(
+            self.config, self.cache, self._lazy_connect, jobs=self.config.build.jobs
+        )
+        try:
+            return await resolver.resolve(codes)
+        finally:
+            for message in resolver.warn_messages:
+                log.warning("%s", message)
+
+    async def _lazy_connect(self) -> AsyncClient:
+        # Only the loop thread runs this; the asyncio lock orders requests that overlap.
+        if self._connect_lock is None:
+            self._connect_lock = asyncio.Lock()
+        async with self._connect_lock:
+            if self._connect is None:
+                stack = contextlib.AsyncExitStack()
+                self._connect = await stack.enter_async_context(self._connector())
+                self._stack = stack
+        return await self._connect()
+
+    def _missing(
+        self, shortcode: Shortcode, message: str, cause: BaseException | None = None
+    ) -> Markup:
+        if self.on_missing == "fail":
+            if isinstance(cause, _FATAL):
+                raise cause
+            raise ContentError([Problem(*_where(shortcode), message)])
+        log.warning("%s:%d:%d: %s", *_where(shortcode), message)
+        return self.renderer.placeholder(shortcode, message)
+
+
+def _where(shortcode: Shortcode) -> tuple[str, int, int]:
+    loc = shortcode.location
+    return loc.path, loc.line, loc.col
+
+
+def _renderer(config: Config) -> Renderer:
+    player_url, static_url = embed_urls(config)
+    templates = config.path(config.site.templates)
+    return Renderer(
+        config.video,
+        player_url=player_url,
+        static_url=static_url,
+        site_templates=templates if templates.is_dir() else None,
+    )

@@ -1,0 +1,211 @@
+"""Static export with django-bakery: ``BAKERY_VIEWS = ["mediashortcodes.wagtail.BakeryPagesView"]``.
+
+The same four steps as the built-in builder (``site.py``): render every live, public page
+through Django's full request handling with a renderer that records each shortcode and
+leaves a marker; resolve all of them at once, concurrently, through the disk cache; stop
+with every problem listed if any remains, before a page is written; then copy the images
+into ``BUILD_DIR/<media_dir>/``, write the pages with the markers replaced, and write
+``BUILD_DIR/media-usage.json``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from bakery.filesystem import join_path, object_metadata
+from bakery.views import BuildableDetailView
+from django.conf import settings as django_settings
+from django.core.handlers.base import BaseHandler
+from django.core.management.base import CommandError
+from django.http import HttpResponseBase
+from django.test.client import RequestFactory
+from django.utils.html import escape
+from wagtail.models import Page, Site
+
+from ..cli import exit_code_for
+from ..errors import (
+    AuthenticationError,
+    ContentError,
+    MediaShortcodesError,
+    Problem,
+    ServiceUnreachableError,
+)
+from ..live import LiveRenderer
+from ..resolver import Failure, ImageOutcome
+from ..site import MARKER, DeferredRenderer
+from ..usage import MANIFEST_NAME, Manifest
+from .rendering import rendering_with
+from .settings import IntegrationSettings, read_settings
+
+__all__ = ["BakeryPagesView"]
+
+_REDIRECT = (
+    '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+    '<meta http-equiv="refresh" content="0;url={url}"><link rel="canonical" href="{url}">'
+    '</head><body><a href="{url}">{url}</a></body></html>\n'
+)
+
+
+@dataclass
+class _Rendered:
+    page: Page
+    root_url: str
+    path: str
+    content: bytes
+    charset: str
+    used: set[int]  # indexes into the deferred renderer's shortcodes
+
+
+class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
+    """Every live, public Wagtail page as ``<path>/index.html``, with its media and the
+    usage manifest. ``BAKERY_MULTISITE = True`` puts each site under its host name."""
+
+    def get_queryset(self) -> Any:
+        return Page.objects.live().public().specific().order_by("path")
+
+    def get_url(self, obj: Page) -> str:
+        parts = obj.get_url_parts()
+        return "" if parts is None else parts[2]
+
+    def build_queryset(self) -> None:
+        try:
+            self._bake(read_settings())
+        except MediaShortcodesError as exc:
+            raise CommandError(str(exc), returncode=exit_code_for(exc)) from None
+
+    # -- the steps --------------------------------------------------------------------------
+
+    def _bake(self, settings: IntegrationSettings) -> None:
+        deferred = DeferredRenderer()
+        rendered = self._render_all(deferred)
+        if deferred.problems:
+            raise ContentError(deferred.problems)
+        build_dir = Path(str(django_settings.BUILD_DIR))
+        with LiveRenderer(
+            settings.config, settings.export_publication(build_dir), on_missing="fail"
+        ) as live:
+            resolution = live.resolve(deferred.shortcodes)
+            failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
+            for _sc, failure in failures:
+                if isinstance(failure.cause, (ServiceUnreachableError, AuthenticationError)):
+                    raise failure.cause
+            if failures:
+                loc = [(sc.location, f.message) for sc, f in failures]
+                raise ContentError([Problem(w.path, w.line, w.col, m) for w, m in loc])
+            html = [live.html(sc, resolution.outcomes.get(sc)) for sc in deferred.shortcodes]
+            images = {
+                o.name: o for o in resolution.outcomes.values() if isinstance(o, ImageOutcome)
+            }
+            media_dir = settings.config.site.media_dir.strip("/")
+            for name, outcome in sorted(images.items()):
+                self._copy(live.cache.blob_path(outcome.stored), join_path(media_dir, name))
+
+        def substitute(match: re.Match[str]) -> str:
+            return html[int(match.group(1))]
+
+        for page in rendered:
+            self._write_page(page, substitute)
+        manifest = Manifest.from_pages(
+            self._site_url(settings, rendered),
+            [
+                (
+                    settings.page_url(page.root_url, page.path),
+                    page.page.title,
+                    {deferred.shortcodes[i].file_id for i in page.used},
+                )
+                for page in rendered
+            ],
+        )
+        self.write_file(self.get_output_path(MANIFEST_NAME), manifest.to_json().encode())
+
+    def _render_all(self, deferred: DeferredRenderer) -> list[_Rendered]:
+        handler = BaseHandler()
+        handler.load_middleware()
+        rendered: list[_Rendered] = []
+        errors: list[str] = []
+        for page in self.get_queryset():
+            parts = page.get_url_parts()
+            if parts is None:  # not routable: the tree's root, or a page outside every site
+                continue
+            _site_id, root_url, path = parts
+            deferred.begin_page()
+            with rendering_with(deferred):
+                response = handler.get_response(self._request(root_url, path))
+            content = self._content(page, path, response, errors)
+            if content is not None:
+                charset = getattr(response, "charset", None) or "utf-8"
+                used = set(deferred.used)
+                rendered.append(_Rendered(page, root_url, path, content, charset, used))
+        if errors:
+            raise CommandError(
+                "the export stopped; nothing was written:\n" + "\n".join(errors), returncode=1
+            )
+        return rendered
+
+    def _request(self, root_url: str, path: str) -> Any:
+        url = urlsplit(root_url)
+        secure = url.scheme == "https"
+        factory = RequestFactory(
+            SERVER_NAME=url.hostname or "localhost",
+            SERVER_PORT=str(url.port or (443 if secure else 80)),
+        )
+        self.request = factory.get(path, secure=secure, headers={"X-Bakery": "true"})
+        return self.request
+
+    @staticmethod
+    def _content(
+        page: Page, path: str, response: HttpResponseBase, errors: list[str]
+    ) -> bytes | None:
+        status = response.status_code
+        if status in (301, 302, 303, 307, 308):
+            target = escape(response["Location"])
+            return _REDIRECT.format(url=target).encode()
+        if status != 200:
+            errors.append(
+                f"page {page.id} ({page.title!r}, {path}) answered HTTP {status}; "
+                "check it in runserver (is its host in ALLOWED_HOSTS?)"
+            )
+            return None
+        if response.has_header("Content-Encoding"):
+            errors.append(
+                f"page {page.id} ({path}) came back {response['Content-Encoding']}-encoded; "
+                "leave compression to BAKERY_GZIP (remove GZipMiddleware for the export)"
+            )
+            return None
+        return response.content  # type: ignore[no-any-return, attr-defined]
+
+    def _write_page(self, page: _Rendered, substitute: Callable[[re.Match[str]], str]) -> None:
+        content = page.content
+        if page.used:
+            text = MARKER.sub(substitute, content.decode(page.charset))
+            content = text.encode(page.charset, "xmlcharrefreplace")
+        relative = page.path.lstrip("/")
+        if getattr(django_settings, "BAKERY_MULTISITE", False):
+            relative = join_path(urlsplit(page.root_url).hostname or "", relative)
+        target = self.get_output_path(join_path(relative, "index.html"))
+        self._prep_output_directory(target)
+        self.build_file(target, content)
+
+    def _copy(self, source: Path, relative: str) -> None:
+        target = self.get_output_path(relative)
+        self._prep_output_directory(target)
+        with (
+            source.open("rb") as data,
+            self.fs.open(target, "wb", metadata=object_metadata(target)) as out,
+        ):
+            shutil.copyfileobj(data, out)
+
+    @staticmethod
+    def _site_url(settings: IntegrationSettings, rendered: Iterable[_Rendered]) -> str:
+        if settings.base_url_set:
+            return settings.config.site.base_url
+        default = Site.objects.filter(is_default_site=True).first()
+        if default is not None:
+            return str(default.root_url)
+        return next((page.root_url for page in rendered), "")

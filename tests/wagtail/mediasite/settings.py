@@ -1,0 +1,45 @@
+"""Settings of the test Wagtail project; conftest.py fills in the per-run paths."""
+
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent
+SECRET_KEY = "test-only-not-a-secret"
+DEBUG = False
+ALLOWED_HOSTS = ["localhost", "testserver"]
+USE_TZ = True
+ROOT_URLCONF = "mediasite.urls"
+WAGTAIL_SITE_NAME = "Media test site"
+WAGTAILADMIN_BASE_URL = "http://localhost"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "mediasite",
+    "mediashortcodes.wagtail",
+    "bakery",
+    "wagtail",
+    "wagtail.search",
+    "modelcluster",
+    "taggit",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.staticfiles",
+]
+MIDDLEWARE: list[str] = []
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "extensions": [
+                "wagtail.jinja2tags.core",
+                "mediashortcodes.jinja.MediaShortcodesExtension",
+            ],
+        },
+    },
+    {"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True},
+]
+
+STATIC_URL = "/static/"
+MEDIA_URL = "/media/"
+BAKERY_VIEWS = ["mediashortcodes.wagtail.BakeryPagesView"]
