@@ -30,7 +30,11 @@ def _int(data: Mapping[str, Any], key: str, where: str) -> int:
 
 
 def crop_from(data: Any) -> Crop:
-    """A custom crop drawn on the preview: w,h the output, sw,sh the surface it was drawn on."""
+    """A custom crop drawn on the preview: w,h the output, sw,sh the surface it was drawn on.
+
+    ``stretch`` asks for exactly w x h: the page sets it when a format fixed the aspect, so
+    the sub-pixel difference between the drawn and the real proportions does not cost a row.
+    """
     if not isinstance(data, Mapping):
         raise SelectionError("crop: draw a rectangle on the preview first")
     v = {key: _int(data, key, "crop") for key in ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")}
@@ -41,7 +45,10 @@ def crop_from(data: Any) -> Crop:
         raise SelectionError("crop: need 0 <= x1 < x2 <= sw; draw the rectangle again")
     if not 0 <= v["y1"] < v["y2"] <= v["sh"]:
         raise SelectionError("crop: need 0 <= y1 < y2 <= sh; draw the rectangle again")
-    return Crop(**v)
+    stretch = data.get("stretch", False)
+    if not isinstance(stretch, bool):
+        raise SelectionError(f"crop: stretch must be true or false, got {stretch!r}")
+    return Crop(**v, stretch=stretch)
 
 
 def _alt(requested: Any, file: File) -> str | None:

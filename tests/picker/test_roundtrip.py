@@ -34,7 +34,7 @@ def test_any_alt_text_comes_back_as_written(alt: str) -> None:
 
 
 @st.composite
-def crops(draw: st.DrawFn) -> dict[str, int]:
+def crops(draw: st.DrawFn) -> dict[str, int | bool]:
     sw, sh = draw(st.integers(2, 3000)), draw(st.integers(2, 3000))
     x1, y1 = draw(st.integers(0, sw - 1)), draw(st.integers(0, sh - 1))
     return {
@@ -46,11 +46,12 @@ def crops(draw: st.DrawFn) -> dict[str, int]:
         "x2": draw(st.integers(x1 + 1, sw)),
         "y1": y1,
         "y2": draw(st.integers(y1 + 1, sh)),
+        "stretch": draw(st.booleans()),
     }
 
 
 @given(crop=crops())
-def test_any_drawn_crop_comes_back_as_the_same_crop(crop: dict[str, int]) -> None:
+def test_any_drawn_crop_comes_back_as_the_same_crop(crop: dict[str, int | bool]) -> None:
     shortcode = parsed_one(shortcode_for({"format": "custom", "crop": crop}, IMAGE, []))
     assert shortcode.crop == Crop(**crop)
     assert shortcode.format is None

@@ -43,6 +43,7 @@ def test_a_video_gets_the_chosen_embed_and_ignores_image_options() -> None:
         ({"format": "custom", "crop": {**CROP, "y1": 225}}, "y1 < y2 <= sh"),
         ({"format": "custom", "crop": {**CROP, "w": 0}}, "w must be between"),
         ({"format": "custom", "crop": {**CROP, "h": "tall"}}, "h must be a whole number"),
+        ({"format": "custom", "crop": {**CROP, "stretch": 1}}, "stretch must be true or false"),
         ({"format": "99"}, "not one of the service's formats"),
         ({"format": "big"}, "format must be"),
         ({"alt": 3}, "alt must be text"),
@@ -70,3 +71,8 @@ def test_an_alt_text_that_would_end_the_shortcode_is_refused() -> None:
 def test_the_services_own_alt_text_needs_no_quoting_at_all() -> None:
     file = File(id=11, alttext="100%> sure", type=FileType(type="image"))
     assert shortcode_for({"alt": "100%> sure"}, file, FORMATS) == "<% media_image 11 original %>"
+
+
+def test_a_crop_locked_to_a_format_asks_for_exactly_its_size() -> None:
+    request = {"format": "custom", "crop": {**CROP, "stretch": True}}
+    assert shortcode_for(request, IMAGE, FORMATS).endswith("y1=0 y2=225 stretch=1 %>")

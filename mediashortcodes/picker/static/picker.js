@@ -375,11 +375,12 @@
     stage.addEventListener("pointercancel", finish);
   }
 
-  // Keeps the output size in the crop's proportions when no format fixes it.
+  // Keeps the output size in the crop's proportions (a format's, when one fixes them).
   function syncOutputHeight(changed) {
     const c = state.crop;
-    if (!c || aspectFormat()) return;
-    const r = (c.x2 - c.x1) / (c.y2 - c.y1);
+    const f = aspectFormat();
+    if (!c && !f) return;
+    const r = f ? f.width / f.height : (c.x2 - c.x1) / (c.y2 - c.y1);
     const w = Number($("out-w").value);
     const h = Number($("out-h").value);
     if (changed === "w" && w > 0) $("out-h").value = Math.max(1, Math.round(w / r));
@@ -399,6 +400,8 @@
       sw: s.w, sh: s.h,
       x1: clamp(x1, 0, s.w), x2: clamp(x2, 0, s.w),
       y1: clamp(y1, 0, s.h), y2: clamp(y2, 0, s.h),
+      // The drawn rectangle has the format's proportions up to a pixel: ask for exactly w x h.
+      stretch: aspectFormat() !== null,
     };
   }
 
