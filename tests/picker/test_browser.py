@@ -43,26 +43,26 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Iterator[Sandbox]:
+def demo_sandbox() -> Iterator[Sandbox]:
     with Sandbox() as running:
         yield running
 
 
 @pytest.fixture(scope="module")
-def service_config(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Config:
+def service_config(demo_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Config:
     root = tmp_path_factory.mktemp("picker-site")
-    return replace(Config(root=root), service=sandbox.service_config())
+    return replace(Config(root=root), service=demo_sandbox.service_config())
 
 
 @pytest.fixture(scope="module")
-def client(service_config: Config, sandbox: Sandbox) -> Iterator[Client]:
-    with sync_client_from_config(service_config, sandbox.credentials) as shared:
+def client(service_config: Config, demo_sandbox: Sandbox) -> Iterator[Client]:
+    with sync_client_from_config(service_config, demo_sandbox.credentials) as shared:
         yield shared
 
 
 @pytest.fixture(scope="module")
-def picker(service_config: Config, sandbox: Sandbox, client: Client) -> Iterator[PickerServer]:
-    with running_picker(service_config, sandbox.credentials, client=client) as server:
+def picker(service_config: Config, demo_sandbox: Sandbox, client: Client) -> Iterator[PickerServer]:
+    with running_picker(service_config, demo_sandbox.credentials, client=client) as server:
         yield server
 
 
@@ -153,7 +153,7 @@ def pick_video(page: Page) -> str:
 def test_an_author_picks_a_cropped_image_and_a_video_and_the_shortcodes_build(
     context: BrowserContext,
     picker: PickerServer,
-    sandbox: Sandbox,
+    demo_sandbox: Sandbox,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -178,7 +178,7 @@ def test_an_author_picks_a_cropped_image_and_a_video_and_the_shortcodes_build(
     (site / "mediashortcodes.toml").write_text('[site]\nbase_url = "https://www.example.org"\n')
     (site / "templates" / "page.html").write_text("<main>{{ page.content }}</main>\n")
     (site / "content" / "index.md").write_text(f"# Picked\n\n{image_text}\n\n{video_text}\n")
-    for name, value in sandbox.env().items():
+    for name, value in demo_sandbox.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("MEDIASHORTCODES_CACHE_DIR", str(tmp_path / "cache"))
     # Playwright's sync API keeps an event loop on this thread; the build runs its own.
@@ -191,7 +191,7 @@ def test_an_author_picks_a_cropped_image_and_a_video_and_the_shortcodes_build(
 
 
 def test_no_credential_or_access_token_reaches_the_browser(
-    context: BrowserContext, picker: PickerServer, sandbox: Sandbox, client: Client
+    context: BrowserContext, picker: PickerServer, demo_sandbox: Sandbox, client: Client
 ) -> None:
     page, responses = open_picker(context, picker)
     pick_cropped_image(page)
@@ -199,15 +199,13 @@ def test_no_credential_or_access_token_reaches_the_browser(
     page.get_by_role("radio", name="Iframe").check()
     expect(page.frame_locator("#embed-preview").locator("iframe")).to_have_count(1)
 
-    secrets = [
-        sandbox.credentials.client_secret,
-        sandbox.credentials.refresh_token,
-        *(s for s in client._secrets() if s not in (sandbox.credentials.client_id,)),
-    ]
-    assert len(secrets) >= 3, "the picker's client holds an access token by now"
+    credentials = demo_sandbox.credentials
+    secrets = set(client._secrets())  # the client id and secrets, and every access token
+    assert {credentials.client_secret, credentials.refresh_token} < secrets
+    assert len(secrets) >= 4, "the picker's client holds an access token by now"
     inspected = 0
     for response in responses:
-        assert not response.url.startswith(sandbox.base_url), "the page called the API itself"
+        assert not response.url.startswith(demo_sandbox.base_url), "the page called the API itself"
         head = "\n".join(f"{k}: {v}" for k, v in response.all_headers().items())
         try:
             body = response.body()
@@ -220,14 +218,16 @@ def test_no_credential_or_access_token_reaches_the_browser(
     urls = [r.url for r in responses]
     assert any("/api/preview/" in url for url in urls)
     assert any("/api/embed" in url for url in urls)
-    assert any(url.startswith(sandbox.player_url) for url in urls)
+    assert any(url.startswith(demo_sandbox.player_url) for url in urls)
     assert inspected > 10
 
 
 def test_the_page_speaks_the_chosen_locale(
-    context: BrowserContext, service_config: Config, sandbox: Sandbox, client: Client
+    context: BrowserContext, service_config: Config, demo_sandbox: Sandbox, client: Client
 ) -> None:
-    with running_picker(service_config, sandbox.credentials, client=client, locale="fi_FI") as fi:
+    with running_picker(
+        service_config, demo_sandbox.credentials, client=client, locale="fi_FI"
+    ) as fi:
         page, _ = open_picker(context, fi)
         expect(page.locator("h1")).to_have_text("Mediavalitsin")
         expect(page.locator("html")).to_have_attribute("lang", "fi-FI")
@@ -235,7 +235,7 @@ def test_the_page_speaks_the_chosen_locale(
 
 
 def test_another_local_page_cannot_load_from_the_picker(
-    context: BrowserContext, picker: PickerServer, sandbox: Sandbox
+    context: BrowserContext, picker: PickerServer, demo_sandbox: Sandbox
 ) -> None:
     page, _ = open_picker(context, picker)
     page.get_by_role("button", name="Nature", exact=True).click()
@@ -249,7 +249,7 @@ def test_another_local_page_cannot_load_from_the_picker(
     )
     assert own is True
     # Same browser, same cookies, another origin on 127.0.0.1 (the sandbox's player host).
-    page.goto(f"{sandbox.player_url}/ovp/11/anything")
+    page.goto(f"{demo_sandbox.player_url}/ovp/11/anything")
     foreign = page.evaluate(
         """(src) => new Promise((done) => {
             const img = new Image(); img.onload = () => done(true); img.onerror = () => done(false);
