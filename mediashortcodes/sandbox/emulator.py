@@ -224,7 +224,8 @@ class Sandbox:
     ) -> None:
         """Spoil matching requests the way ``kind`` says (``faults.FAULT_KINDS``).
 
-        ``reset`` the connection; ``stall`` for ``seconds``; ``truncate`` the body;
+        ``reset`` the connection; ``stall`` for ``seconds``; ``revoke_tokens`` (the
+        request that fires it gets 401, as every later one with an old token); ``truncate``;
         ``bad_json``; ``wrong_type`` (HTML); ``foreign_link`` (download links on ``url``);
         ``oversize`` (``size`` bytes, no Content-Length). ``rate``, ``count`` and
         ``path_prefix`` work as for :meth:`fail`.

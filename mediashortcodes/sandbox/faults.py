@@ -18,6 +18,7 @@ FAULT_KINDS = {
     "status": "answer with the rule's status (0: close the connection without an answer)",
     "reset": "reset the connection (TCP RST) instead of answering",
     "stall": "wait the rule's seconds before handling the request (read timeouts)",
+    "revoke_tokens": "forget every access token, then handle the request (it gets 401)",
     "truncate": "send the real answer's headers and only half of its body, then close",
     "bad_json": "answer 200 with a JSON content type and a body that is not JSON",
     "wrong_type": "answer 200 with an HTML page where JSON was expected",

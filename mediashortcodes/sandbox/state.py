@@ -128,9 +128,12 @@ class SandboxState:
             self.sleep(self.latency_ms / 1000.0)
         rule = self.faults.check(request.path)
         if rule is not None and rule.kind not in SPOIL_THE_ANSWER:
-            if rule.kind != "stall":
+            if rule.kind == "stall":
+                self.sleep(rule.seconds)
+            elif rule.kind == "revoke_tokens":
+                self.tokens.revoke_all()
+            else:
                 return injected(rule)
-            self.sleep(rule.seconds)
         if found is None:
             return miss.response()
         try:

@@ -34,6 +34,15 @@ def test_a_stall_longer_than_the_client_timeout_is_a_read_timeout():
             client.get("/1/format")
 
 
+def test_revoke_tokens_refuses_the_request_that_fires_it_and_later_ones_with_old_tokens(
+    sb, api, auth
+):
+    sb.fault("revoke_tokens", count=1, path_prefix="/1/format")
+    assert api.get("/1/foldertree", headers=auth).status_code == 200
+    assert api.get("/1/format", headers=auth).status_code == 401
+    assert api.get("/1/foldertree", headers=auth).status_code == 401
+
+
 def test_truncate_announces_the_whole_body_and_sends_half(sb, api, media, auth):
     info = download_info(api, auth, 101, 1)
     whole = media.get(info["downloadURL"]).content
