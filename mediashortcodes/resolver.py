@@ -69,6 +69,11 @@ class Resolution:
     cache_hits: int = 0
 
 
+def meaning(sc: Shortcode) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]]:
+    """Everything of a shortcode that its resolution depends on: all but its location."""
+    return (sc.name, sc.file_id, sc.format, sc.options)
+
+
 def names_a_format(spec: str) -> bool:
     """True when a FORMAT token is a format's name, which needs the service's format list."""
     text = spec.strip()
@@ -120,18 +125,26 @@ class Resolver:
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
         codes = list(dict.fromkeys(shortcodes))
         result = Resolution()
-        files = await self.catalog.files(sc.file_id for sc in codes)
+        # Shortcodes that differ only in their location get the same answer: each meaning
+        # is checked once (a site repeats the same shortcode on many pages).
+        meanings: dict[tuple[object, ...], Shortcode] = {}
+        for sc in codes:
+            meanings.setdefault(meaning(sc), sc)
+        files = await self.catalog.files(sc.file_id for sc in meanings.values())
         needs_formats = any(
             sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
-            for sc in codes
+            for sc in meanings.values()
         )
         formats = await self.catalog.formats() if needs_formats else None
+        checked = {
+            key: self._check(sc, files.get(sc.file_id), formats) for key, sc in meanings.items()
+        }
 
         variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
         pending: list[tuple[Shortcode, File, int, Crop | None]] = []
         for sc in codes:
             file = files.get(sc.file_id)
-            outcome = self._check(sc, file, formats)
+            outcome = checked[meaning(sc)]
             if file is not None and not isinstance(outcome, Failure):
                 outcome = self._gdpr(sc, file, result) or outcome
             if isinstance(outcome, tuple):
@@ -162,16 +175,21 @@ class Resolver:
                         variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
             await asyncio.gather(*variants.values(), return_exceptions=True)
 
+        images: dict[tuple[int, int, Crop | None], ImageOutcome] = {}
         for sc, file, format_id, crop in pending:
             if self.verify_only:
                 result.outcomes[sc] = Verified(file)
                 continue
-            fut = variants[(file.id, format_id, crop)]
+            key = (file.id, format_id, crop)
+            fut = variants[key]
             exc = fut.exception()
             if exc is None:
-                stored = fut.result()
-                name = published_name(file, format_id, crop, stored)
-                result.outcomes[sc] = ImageOutcome(file, stored, name)
+                image = images.get(key)
+                if image is None:
+                    stored = fut.result()
+                    name = published_name(file, format_id, crop, stored)
+                    image = images[key] = ImageOutcome(file, stored, name)
+                result.outcomes[sc] = image
                 self.progress(1)
             elif isinstance(exc, MediaShortcodesError):
                 result.outcomes[sc] = Failure(f"file {file.id}: {exc}", exc)
