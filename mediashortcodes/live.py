@@ -25,14 +25,7 @@ from markupsafe import Markup
 from .assets import publish
 from .cache import MediaCache, namespace_for
 from .config import Config
-from .errors import (
-    AuthenticationError,
-    ConfigError,
-    ContentError,
-    Problem,
-    ServiceError,
-    ServiceUnreachableError,
-)
+from .errors import ConfigError, ContentError, Problem, ServiceError
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -45,6 +38,7 @@ from .resolver import (
 )
 from .service import embed_urls
 from .shortcodes import Shortcode
+from .site import OUTAGES
 
 if TYPE_CHECKING:
     from .api import AsyncClient
@@ -59,7 +53,6 @@ Connect = Callable[[], Awaitable["AsyncClient"]]
 Connector = Callable[[], contextlib.AbstractAsyncContextManager[Connect]]
 
 ON_MISSING = ("placeholder", "fail")
-_FATAL = (ServiceUnreachableError, AuthenticationError)
 
 
 @dataclass(frozen=True)
@@ -249,7 +242,7 @@ class LiveRenderer:
         self, shortcode: Shortcode, message: str, cause: BaseException | None = None
     ) -> Markup:
         if self.on_missing == "fail":
-            if isinstance(cause, _FATAL):
+            if isinstance(cause, OUTAGES):  # the service's fault, not the content's: exit 3
                 raise cause
             raise ContentError([Problem(*_where(shortcode), message)])
         log.warning("%s:%d:%d: %s", *_where(shortcode), message)

@@ -29,16 +29,11 @@ from django.utils.html import escape
 from wagtail.models import Page, Site
 
 from ..cli import exit_code_for
-from ..errors import (
-    AuthenticationError,
-    ContentError,
-    MediaShortcodesError,
-    Problem,
-    ServiceUnreachableError,
-)
+from ..errors import ContentError, MediaShortcodesError, Problem
 from ..live import LiveRenderer
 from ..resolver import Failure, ImageOutcome
-from ..site import MARKER, DeferredRenderer
+from ..shortcodes import Shortcode
+from ..site import MARKER, OUTAGES, DeferredRenderer
 from ..usage import MANIFEST_NAME, Manifest
 from .rendering import rendering_with
 from .settings import IntegrationSettings, read_settings
@@ -84,27 +79,10 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
     def _bake(self, settings: IntegrationSettings) -> None:
         deferred = DeferredRenderer()
         rendered = self._render_all(deferred)
-        if deferred.problems:
-            raise ContentError(deferred.problems)
         build_dir = Path(str(django_settings.BUILD_DIR))
-        with LiveRenderer(
-            settings.config, settings.export_publication(build_dir), on_missing="fail"
-        ) as live:
-            resolution = live.resolve(deferred.shortcodes)
-            failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
-            for _sc, failure in failures:
-                if isinstance(failure.cause, (ServiceUnreachableError, AuthenticationError)):
-                    raise failure.cause
-            if failures:
-                loc = [(sc.location, f.message) for sc, f in failures]
-                raise ContentError([Problem(w.path, w.line, w.col, m) for w, m in loc])
-            html = [live.html(sc, resolution.outcomes.get(sc)) for sc in deferred.shortcodes]
-            images = {
-                o.name: o for o in resolution.outcomes.values() if isinstance(o, ImageOutcome)
-            }
-            media_dir = settings.config.site.media_dir.strip("/")
-            for name, outcome in sorted(images.items()):
-                self._copy(live.cache.blob_path(outcome.stored), join_path(media_dir, name))
+        publication = settings.export_publication(build_dir)
+        with LiveRenderer(settings.config, publication, on_missing="fail") as live:
+            html = self._resolve_all(live, deferred, rendered)
 
         def substitute(match: re.Match[str]) -> str:
             return html[int(match.group(1))]
@@ -124,19 +102,47 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         )
         self.write_file(self.get_output_path(MANIFEST_NAME), manifest.to_json().encode())
 
+    def _resolve_all(
+        self, live: LiveRenderer, deferred: DeferredRenderer, rendered: list[_Rendered]
+    ) -> list[str]:
+        """Every recorded shortcode's HTML, in recording order; its images copied to the
+        build. Raises with every problem, each with the pages it is on."""
+        resolution = live.resolve(deferred.shortcodes)
+        failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
+        for _sc, failure in failures:
+            if isinstance(failure.cause, OUTAGES):
+                raise failure.cause
+        if failures:
+            index = {sc: i for i, sc in enumerate(deferred.shortcodes)}
+            raise ContentError(
+                [
+                    _on_pages(Problem(*_where(sc), f.message), rendered, index[sc])
+                    for sc, f in failures
+                ]
+            )
+        html = [live.html(sc, resolution.outcomes.get(sc)) for sc in deferred.shortcodes]
+        images = {o.name: o for o in resolution.outcomes.values() if isinstance(o, ImageOutcome)}
+        media_dir = live.config.site.media_dir.strip("/")
+        for name, outcome in sorted(images.items()):
+            self._copy(live.cache.blob_path(outcome.stored), join_path(media_dir, name))
+        return html
+
     def _render_all(self, deferred: DeferredRenderer) -> list[_Rendered]:
         handler = BaseHandler()
         handler.load_middleware()
         rendered: list[_Rendered] = []
         errors: list[str] = []
+        problems: list[Problem] = []
         for page in self.get_queryset():
             parts = page.get_url_parts()
             if parts is None:  # not routable: the tree's root, or a page outside every site
                 continue
             _site_id, root_url, path = parts
             deferred.begin_page()
+            seen = len(deferred.problems)
             with rendering_with(deferred):
                 response = handler.get_response(self._request(root_url, path))
+            problems += [_with_page(p, [path]) for p in deferred.problems[seen:]]
             content = self._content(page, path, response, errors)
             if content is not None:
                 charset = getattr(response, "charset", None) or "utf-8"
@@ -146,6 +152,8 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
             raise CommandError(
                 "the export stopped; nothing was written:\n" + "\n".join(errors), returncode=1
             )
+        if problems:
+            raise ContentError(problems)
         return rendered
 
     def _request(self, root_url: str, path: str) -> Any:
@@ -209,3 +217,18 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         if default is not None:
             return str(default.root_url)
         return next((page.root_url for page in rendered), "")
+
+
+def _where(shortcode: Shortcode) -> tuple[str, int, int]:
+    loc = shortcode.location
+    return loc.path, loc.line, loc.col
+
+
+def _with_page(problem: Problem, paths: list[str]) -> Problem:
+    """The problem with the pages it is on: rich text is located only within its HTML."""
+    where = ", ".join(paths)
+    return Problem(problem.path, problem.line, problem.col, f"{problem.message} (page {where})")
+
+
+def _on_pages(problem: Problem, rendered: Iterable[_Rendered], index: int) -> Problem:
+    return _with_page(problem, [page.path for page in rendered if index in page.used])

@@ -1,5 +1,8 @@
 """The test Wagtail project (``mediasite/`` beside this file) on SQLite, set up once.
 
+This folder is a package (not ``tests/wagtail``, which would hide the real ``wagtail``), so
+this conftest never takes the name ``conftest`` that other test modules import from.
+
 Django is configured when this folder is collected, in a temporary folder removed at the
 end of the session; the database is migrated and filled with pages once per session, and
 every test runs in a transaction that is rolled back. The service is the session's sandbox
@@ -12,7 +15,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from importlib.util import find_spec
@@ -25,16 +27,13 @@ PROJECT = Path(__file__).resolve().parent
 SITE = "https://www.example.org"
 
 WORK: Path | None = None
-# This folder is no package, so a missing Wagtail must not be mistaken for it.
 if find_spec("bakery") is None or find_spec("wagtail.models") is None:
     collect_ignore_glob = ["*"]  # the [wagtail] extra is not installed
 else:
     import django
     from django.conf import settings
 
-    if str(PROJECT) not in sys.path:
-        sys.path.insert(0, str(PROJECT))
-    from mediasite import settings as project_settings
+    from .mediasite import settings as project_settings
 
     WORK = Path(tempfile.mkdtemp(prefix="mediashortcodes-wagtail-"))
     settings.configure(
@@ -71,9 +70,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.wagtail)
 
 
-def service_settings(sandbox: Any, state: Path, **site: str) -> dict[str, Any]:
+def service_settings(
+    sandbox: Any, state: Path, cache: Path | None = None, **site: str
+) -> dict[str, Any]:
     """MEDIASHORTCODES pointing at the sandbox (credentials come from the environment)."""
     assert WORK is not None
+    cache = cache or WORK / "cache"
     return {
         "service": {
             "base_url": sandbox.base_url,
@@ -85,7 +87,7 @@ def service_settings(sandbox: Any, state: Path, **site: str) -> dict[str, Any]:
         },
         "site": site,
         "usage": {"contact": "Ann Editor", "project": "Website", "state": str(state)},
-        "cache": {"dir": str(WORK / "cache")},
+        "cache": {"dir": str(cache)},
     }
 
 
@@ -94,10 +96,11 @@ def pages(sandbox_server: Any) -> Iterator[dict[str, Any]]:
     """The site: migrated once, its pages created once, the sandbox as its service."""
     from django.core.management import call_command
     from django.test.utils import override_settings
-    from mediasite.models import ArticlePage, HomePage
     from wagtail.models import Page, Site
 
     from mediashortcodes.config import ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN
+
+    from .mediasite.models import ArticlePage, HomePage
 
     call_command("migrate", verbosity=0)
     root = Page.get_first_root_node()

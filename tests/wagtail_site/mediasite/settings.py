@@ -7,13 +7,13 @@ SECRET_KEY = "test-only-not-a-secret"
 DEBUG = False
 ALLOWED_HOSTS = ["localhost", "testserver"]
 USE_TZ = True
-ROOT_URLCONF = "mediasite.urls"
+ROOT_URLCONF = "wagtail_site.mediasite.urls"
 WAGTAIL_SITE_NAME = "Media test site"
 WAGTAILADMIN_BASE_URL = "http://localhost"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
-    "mediasite",
+    "wagtail_site.mediasite",
     "mediashortcodes.wagtail",
     "bakery",
     "wagtail",

@@ -1,0 +1,198 @@
+"""Static export with ``manage.py build`` and usage reports with
+``manage.py mediashortcodes_report``, against the sandbox over real sockets."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test.utils import override_settings
+
+from .conftest import SITE, service_settings
+from .mediasite.models import ArticlePage
+
+HARBOUR = [109, 110, 120, 201, 202]
+CITY = [112, 113, 120]
+
+
+@pytest.fixture
+def build_dir(tmp_path: Path) -> Iterator[Path]:
+    with override_settings(BUILD_DIR=str(tmp_path / "build")):
+        yield tmp_path / "build"
+
+
+@pytest.fixture
+def public(sandbox: Any, tmp_path: Path) -> Iterator[Any]:
+    """``[site] base_url`` set, a fresh usage state, and no usages in the sandbox."""
+    value = service_settings(sandbox, tmp_path / "usage-state.json", base_url=SITE)
+    sandbox.clear_usages()
+    try:
+        with override_settings(MEDIASHORTCODES=value):
+            yield sandbox
+    finally:
+        sandbox.clear_usages()
+
+
+def build() -> None:
+    call_command("build", verbosity=0)
+
+
+def report(*args: str) -> str:
+    out = io.StringIO()
+    call_command("mediashortcodes_report", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def manifest(build_dir: Path) -> dict[str, Any]:
+    return json.loads((build_dir / "media-usage.json").read_text())
+
+
+def test_build_writes_every_published_page_with_its_images(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    written = sorted(str(p.relative_to(build_dir)) for p in build_dir.rglob("index.html"))
+    assert written == ["city/index.html", "harbour/index.html", "index.html"]  # not the draft
+    html = (build_dir / "harbour" / "index.html").read_text()
+    sources = re.findall(r'<img src="([^"]+)"', html)
+    assert len(sources) == 3
+    for src in sources:
+        assert src.startswith("/media/") and not src.startswith("/media/media/")
+        assert (build_dir / src.lstrip("/")).is_file()
+    assert "Xk7Pq2Lm" in html and "Rt5Vn8Wz" in html
+    assert "\ue000" not in html and "&lt;%" not in html
+
+
+def test_build_writes_the_usage_manifest_under_base_url(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    assert manifest(build_dir) == {
+        "site": SITE,
+        "pages": {
+            f"{SITE}/": {"title": "Home", "files": [102, 120]},
+            f"{SITE}/city/": {"title": "City", "files": CITY},
+            f"{SITE}/harbour/": {"title": "Harbour", "files": HARBOUR},
+        },
+    }
+
+
+def test_without_base_url_the_manifest_uses_wagtails_full_urls(
+    pages: dict[str, Any], build_dir: Path
+) -> None:
+    build()
+    data = manifest(build_dir)
+    assert data["site"] == "http://localhost"
+    assert sorted(data["pages"]) == [
+        "http://localhost/",
+        "http://localhost/city/",
+        "http://localhost/harbour/",
+    ]
+
+
+def test_a_missing_file_fails_the_export_before_any_page_is_written(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    pages["home"].add_child(
+        instance=ArticlePage(
+            title="Gone", slug="gone", body="<p>&lt;% media_image 999999 %&gt;</p>"
+        )
+    )
+    with pytest.raises(CommandError) as raised:
+        build()
+    assert raised.value.returncode == 1
+    assert "file 999999" in str(raised.value)
+    assert re.search(
+        r"<html in \S+article_page\.html>:1:4: file 999999: .* \(page /gone/\)", str(raised.value)
+    )
+    assert not list(build_dir.rglob("index.html"))
+    assert not (build_dir / "media-usage.json").exists()
+
+
+def test_a_malformed_shortcode_fails_the_export(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    pages["home"].add_child(
+        instance=ArticlePage(
+            title="Typo", slug="typo", body="<p>&lt;% media_image 101 colour=red %&gt;</p>"
+        )
+    )
+    with pytest.raises(CommandError, match=r"colour.* \(page /typo/\)"):
+        build()
+
+
+def test_a_service_that_keeps_failing_stops_the_export_with_exit_code_3(
+    pages: dict[str, Any], build_dir: Path, sandbox: Any, tmp_path: Path
+) -> None:
+    cold = service_settings(sandbox, tmp_path / "state.json", cache=tmp_path / "cold-cache")
+    sandbox.fail(503)
+    with override_settings(MEDIASHORTCODES=cold), pytest.raises(CommandError) as raised:
+        build()
+    assert raised.value.returncode == 3
+
+
+def test_report_sends_each_pages_files_to_the_service(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    assert "3 pages reported (3 additions, 0 removals), 0 unchanged" in report()
+    assert public.pages() == {
+        f"{SITE}/": [102, 120],
+        f"{SITE}/city/": CITY,
+        f"{SITE}/harbour/": HARBOUR,
+    }
+    (usage,) = [u for u in public.usages if u["web"]["page"] == f"{SITE}/harbour/"]
+    assert usage["removed"] == "false"
+    assert (usage["contact"], usage["project"], usage["web"]["pageName"]) == (
+        "Ann Editor",
+        "Website",
+        "Harbour",
+    )
+
+
+def test_unpublishing_a_page_reports_its_removals(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    report()
+    ArticlePage.objects.get(slug="harbour").unpublish()
+    build()
+    assert f"{SITE}/harbour/" not in manifest(build_dir)["pages"]
+    assert "1 page reported (0 additions, 1 removal), 2 unchanged" in report()
+    removal = public.usages[-1]
+    assert (removal["web"]["page"], removal["id"], removal["removed"]) == (
+        f"{SITE}/harbour/",
+        HARBOUR,
+        "true",
+    )
+    assert f"{SITE}/harbour/" not in public.pages()
+    assert "0 pages reported (0 additions, 0 removals), 2 unchanged" in report()
+
+
+def test_a_dry_run_prints_the_requests_and_sends_nothing(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    out = report("--dry-run")
+    assert out.count("POST /1/files/multiple/usages {") == 3
+    assert "dry run: 3 pages would be reported" in out
+    assert public.usages == []
+
+
+def test_all_sends_every_page_again(pages: dict[str, Any], build_dir: Path, public: Any) -> None:
+    build()
+    report()
+    assert "3 pages reported (3 additions, 0 removals)" in report("--all")
+
+
+def test_report_without_an_export_says_to_build_first(build_dir: Path, public: Any) -> None:
+    with pytest.raises(CommandError, match=r"run `python manage\.py build` first") as raised:
+        report()
+    assert raised.value.returncode == 2
