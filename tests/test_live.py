@@ -209,3 +209,17 @@ def test_public_names_are_exported() -> None:
 
     for name in live.__all__:
         assert hasattr(live, name)
+
+
+def test_missing_credentials_raise_instead_of_hiding_in_a_placeholder(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_ID", "client-id-Q7")
+    monkeypatch.delenv("MEDIASHORTCODES_CLIENT_SECRET", raising=False)
+    with (
+        LiveRenderer(config, Publication(tmp_path / "m", "/m/")) as live,
+        pytest.raises(
+            ConfigError, match="set the environment variable MEDIASHORTCODES_CLIENT_SECRET"
+        ),
+    ):
+        live.render(shortcode("<% media_image 10 %>"))
