@@ -130,6 +130,7 @@ class LiveRenderer:
         self._stack: contextlib.AsyncExitStack | None = None
         self._connect: Connect | None = None
         self._connect_lock: asyncio.Lock | None = None
+        self._warned: set[str] = set()
 
     # -- the ShortcodeRenderer protocol -----------------------------------------------------
 
@@ -150,7 +151,7 @@ class LiveRenderer:
         """A malformed shortcode: a visible note in preview, an error in an export."""
         if self.on_missing == "fail":
             raise ContentError([problem])
-        log.warning("%s", problem)
+        self._warn(str(problem))
         return Markup(
             '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
             "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
@@ -165,7 +166,7 @@ class LiveRenderer:
         codes = list(dict.fromkeys(shortcodes))
         resolution = self._thread().run(self._resolve(codes))
         for sc, message in resolution.warnings:
-            log.warning("%s:%d:%d: warning: %s", *_where(sc), message)
+            self._warn("{}:{}:{}: warning: {}".format(*_where(sc), message))
         return resolution
 
     def html(self, shortcode: Shortcode, outcome: Outcome | None) -> Markup:
@@ -225,7 +226,7 @@ class LiveRenderer:
             return await resolver.resolve(codes)
         finally:
             for message in resolver.warn_messages:
-                log.warning("%s", message)
+                self._warn(message)
 
     async def _lazy_connect(self) -> AsyncClient:
         # Only the loop thread runs this; the asyncio lock orders requests that overlap.
@@ -238,6 +239,14 @@ class LiveRenderer:
                 self._stack = stack
         return await self._connect()
 
+    def _warn(self, message: str) -> None:
+        """Log a warning once per renderer: a live site renders the same page again and again."""
+        with self._lock:
+            if message in self._warned:
+                return
+            self._warned.add(message)
+        log.warning("%s", message)
+
     def _missing(
         self, shortcode: Shortcode, message: str, cause: BaseException | None = None
     ) -> Markup:
@@ -245,7 +254,7 @@ class LiveRenderer:
             if isinstance(cause, OUTAGES):  # the service's fault, not the content's: exit 3
                 raise cause
             raise ContentError([Problem(*_where(shortcode), message)])
-        log.warning("%s:%d:%d: %s", *_where(shortcode), message)
+        self._warn("{}:{}:{}: {}".format(*_where(shortcode), message))
         return self.renderer.placeholder(shortcode, message)
 
 

@@ -130,6 +130,16 @@ def test_a_missing_file_becomes_a_visible_placeholder_and_a_warning(
     assert "page.html:2:3: file 999" in caplog.text
 
 
+def test_a_warning_is_logged_once_however_often_the_page_renders(
+    make: Make, caplog: pytest.LogCaptureFixture
+) -> None:
+    live = make()
+    with caplog.at_level(logging.WARNING, logger="mediashortcodes"):
+        for _ in range(3):
+            live.render(shortcode("<% media_image 999 %>"))
+    assert len(caplog.records) == 1
+
+
 def test_a_missing_file_fails_an_export_with_its_location(make: Make) -> None:
     with pytest.raises(ContentError) as raised:
         make(on_missing="fail").render(shortcode("<% media_image 999 %>"))

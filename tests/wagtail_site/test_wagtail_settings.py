@@ -103,3 +103,13 @@ def test_a_renderer_bound_for_a_render_wins_and_is_unbound_after() -> None:
     with rendering_with(Recording()):
         assert template.render() == "[bound]"
     assert current_renderer() is not None and not isinstance(current_renderer(), Recording)
+
+
+def test_the_bakery_view_is_found_by_the_name_in_bakery_views() -> None:
+    from django.urls import get_callable
+
+    from mediashortcodes import wagtail
+    from mediashortcodes.wagtail.export import BakeryPagesView
+
+    assert get_callable("mediashortcodes.wagtail.BakeryPagesView") is BakeryPagesView
+    assert wagtail.__all__ == ["BakeryPagesView"]
