@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import ConfigError
@@ -164,6 +164,25 @@ _CHOICES = {
     ("build", "on_missing"): ("fail", "placeholder"),
     ("video", "embed"): ("iframe", "script"),
 }
+# Numbers outside these bounds would crash a build or make it wait forever for nothing.
+_POSITIVE = {("service", "timeout"), ("images", "max_bytes"), ("build", "jobs")}
+_NOT_NEGATIVE = {("service", "max_retries"), ("service", "retry_total_seconds")}
+# Directories that must stay inside the output: a relative path without "..".
+_INSIDE_OUTPUT = {("site", "media_dir")}
+
+
+def _check_value(name: str, key: str, value: Any, source: str) -> None:
+    if (name, key) in _POSITIVE and value <= 0:
+        raise ConfigError(f"{source}: [{name}] {key} must be greater than 0, got {value!r}")
+    if (name, key) in _NOT_NEGATIVE and value < 0:
+        raise ConfigError(f"{source}: [{name}] {key} must be 0 or more, got {value!r}")
+    if (name, key) in _INSIDE_OUTPUT:
+        path = PurePosixPath(value.replace("\\", "/"))
+        if not value.strip() or path.is_absolute() or ".." in path.parts:
+            raise ConfigError(
+                f"{source}: [{name}] {key} must be a folder inside the output, such as "
+                f'"media" (relative, without ".."), got {value!r}'
+            )
 
 
 def _section(name: str, cls: type, data: Any, source: str) -> Any:
@@ -193,6 +212,7 @@ def _section(name: str, cls: type, data: Any, source: str) -> Any:
             raise ConfigError(
                 f"{source}: [{name}] {key} must be one of {', '.join(choices)}; got {value!r}"
             )
+        _check_value(name, key, value, source)
         values[key] = value
     return cls(**values)
 
@@ -247,6 +267,8 @@ def load(site: str | Path | None = None) -> Config:
         raise ConfigError(f"{file}: invalid TOML: {exc}; fix the file and run again") from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{file}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
     return from_mapping(data, root, source=str(file))
 
 

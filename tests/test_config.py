@@ -1,0 +1,54 @@
+"""Configuration values that would crash a build or write outside the output are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mediashortcodes.config import from_mapping, load
+from mediashortcodes.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "message"),
+    [
+        ("images", "max_bytes", 0, "greater than 0"),
+        ("service", "timeout", -1.0, "greater than 0"),
+        ("service", "timeout", 0, "greater than 0"),
+        ("build", "jobs", 0, "greater than 0"),
+        ("service", "max_retries", -1, "0 or more"),
+        ("service", "retry_total_seconds", -0.5, "0 or more"),
+        ("site", "media_dir", "../assets", "inside the output"),
+        ("site", "media_dir", "/var/www/media", "inside the output"),
+        ("site", "media_dir", "a\\..\\..\\b", "inside the output"),
+        ("site", "media_dir", " ", "inside the output"),
+    ],
+)
+def test_a_value_out_of_its_range_is_refused_naming_section_key_and_value(
+    tmp_path, section, key, value, message
+):
+    with pytest.raises(ConfigError, match=message) as caught:
+        from_mapping({section: {key: value}}, tmp_path, source="site.toml")
+    assert f"site.toml: [{section}] {key}" in str(caught.value)
+    assert repr(value) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value"),
+    [
+        ("service", "max_retries", 0),
+        ("service", "retry_total_seconds", 0),
+        ("site", "media_dir", "assets/media"),
+        ("images", "max_bytes", 1),
+    ],
+)
+def test_values_at_the_edge_of_their_range_are_accepted(tmp_path, section, key, value):
+    config = from_mapping({section: {key: value}}, tmp_path)
+    assert getattr(getattr(config, section), key) == value
+
+
+def test_a_config_file_that_is_not_utf8_is_a_config_error_saying_so(tmp_path: Path):
+    (tmp_path / "mediashortcodes.toml").write_bytes(b"\xff\xfe[service]\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load(tmp_path)
