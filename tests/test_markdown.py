@@ -192,6 +192,54 @@ def test_markdown_without_shortcodes_renders_identically_with_and_without_the_pl
     assert renderer is None or renderer.rendered == renderer.problems == []
 
 
+LINES = st.sampled_from(
+    [
+        "",
+        "",
+        "text",
+        "<% media_image 1 %>",
+        "  <% media_video 2 %>  ",
+        '<% media_image 3 thumb alt="a b" %>',
+        "<% media_image 4 %> <% media_image 5 %>",
+        "<% media_image x %>",
+        "<% media_image 6",
+        "%>",
+        "\\<% media_image 7 %>",
+        "    <% media_image 8 %>",
+        "- item",
+        "> quote",
+        "# heading",
+        "---",
+        "===",
+        "| a |",
+        "| - |",
+        "```",
+        "<div>",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINES, max_size=12).map("\n".join), st.booleans())
+def test_the_lone_shortcode_block_rule_changes_neither_output_nor_records(text, with_renderer):
+    def run(fast: bool) -> tuple[str, list[str], list[Shortcode]]:
+        renderer = FakeRenderer() if with_renderer else None
+        md = markdown(renderer)
+        if not fast:
+            md.block.ruler.disable("media_shortcode_block")
+        env = {"mediashortcodes": {"path": "page.md", "start_line": 3}}
+        html = md.render(text, env)
+        return html, records(env), renderer.rendered if renderer else []
+
+    assert run(fast=True) == run(fast=False)
+
+
+def test_a_lone_shortcode_is_one_block_token_carrying_the_parsed_shortcode():
+    tokens = markdown().parse("Intro.\n\n<% media_image 9 %>\n")
+    assert [t.type for t in tokens][-1] == "media_shortcode_block"
+    assert tokens[-1].meta["found"].shortcode.file_id == 9
+
+
 def test_public_names_are_exported():
     from mediashortcodes import markdown
 
