@@ -1,0 +1,52 @@
+"""Which directory a build may replace with its output (pure apart from looking at it).
+
+A build swaps its staging directory in for the output and deletes the old one, so an
+output that is, or holds, the site's own files would delete them: the site root, content,
+templates, static files or the cache. An existing directory that no build wrote (it has
+no usage manifest) is refused too, so a mistyped ``--output ~/Documents`` deletes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .config import Config
+from .errors import ConfigError
+from .usage import MANIFEST_NAME
+
+__all__ = ["check_output_dir"]
+
+
+def _holds(outer: Path, inner: Path) -> bool:
+    return inner == outer or inner.is_relative_to(outer)
+
+
+def check_output_dir(output: Path, config: Config) -> None:
+    """Raise a ConfigError naming the setting when replacing ``output`` would lose files."""
+    output = output.resolve()
+    site = config.site
+    protected = {
+        "the site itself": config.root.resolve(),
+        f"[site] content ({site.content})": config.path(site.content),
+        f"[site] templates ({site.templates})": config.path(site.templates),
+        f"[site] static ({site.static})": config.path(site.static),
+        "the media cache": config.cache_dir,
+    }
+    for what, path in protected.items():
+        if _holds(output, path):
+            raise ConfigError(
+                f"the output directory {output} holds {what}, which the build would delete "
+                "when it replaces the output; set [site] output (or --output) to a folder "
+                "of its own, such as _site"
+            )
+    if _holds(config.path(site.static), output):
+        raise ConfigError(
+            f"the output directory {output} is inside [site] static, which is copied into "
+            "every build; set [site] output (or --output) to a folder outside it"
+        )
+    if output.is_dir() and any(output.iterdir()) and not (output / MANIFEST_NAME).is_file():
+        raise ConfigError(
+            f"the output directory {output} is not empty and was not written by a build (it "
+            f"has no {MANIFEST_NAME}); the build replaces the whole directory, so choose a "
+            "new or empty folder, or remove this one first"
+        )
