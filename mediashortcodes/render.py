@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+from jinja2 import meta
 from markupsafe import Markup
 
 from . import records
@@ -144,6 +145,7 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=False,
         )
+        self._seeing: dict[str, bool] = {}
 
     @classmethod
     def from_config(cls, config: Config) -> Renderer:
@@ -234,6 +236,35 @@ class Renderer:
                 "message": text,
             },
         )
+
+    def same_everywhere(self, shortcode: Shortcode) -> bool:
+        """Whether the HTML of this (resolved) shortcode is the same wherever it is written.
+
+        True unless its templates can see the shortcode itself (and so its location), include
+        other templates, or it is a script embed (its element id comes from the location).
+        A builder renders such a shortcode once and reuses the HTML for its other places.
+        """
+        if shortcode.name == "media_video":
+            embed = shortcode.option("embed") or self.video_config.embed
+            names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
+        else:
+            names = (IMAGE_TEMPLATE, FIGURE_TEMPLATE)
+        return bool(names) and not any(self._sees_shortcode(name) for name in names)
+
+    def _sees_shortcode(self, name: str) -> bool:
+        if name not in self._seeing:
+            try:
+                source, _, _ = self.environment.loader.get_source(  # type: ignore[union-attr]
+                    self.environment, name
+                )
+                ast = self.environment.parse(source)
+            except jinja2.TemplateError:
+                self._seeing[name] = True  # rendering will report it
+            else:
+                self._seeing[name] = "shortcode" in meta.find_undeclared_variables(ast) or any(
+                    True for _ in meta.find_referenced_templates(ast)
+                )
+        return self._seeing[name]
 
     def _require(self, key: str) -> str:
         value: str = getattr(self, key)

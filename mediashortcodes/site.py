@@ -41,7 +41,15 @@ from .errors import (
 from .jinja import MediaShortcodesExtension
 from .markdown import shortcodes_plugin
 from .render import Renderer, ResolvedImage
-from .resolver import Failure, ImageOutcome, Resolution, Resolver, VideoOutcome, lazy_client
+from .resolver import (
+    Failure,
+    ImageOutcome,
+    Resolution,
+    Resolver,
+    VideoOutcome,
+    lazy_client,
+    meaning,
+)
 from .service import embed_urls
 from .shortcodes import Shortcode
 from .usage import MANIFEST_NAME, Manifest, page_url
@@ -319,27 +327,29 @@ class SiteBuilder:
         prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
         html: list[str] = []
         problems: list[Problem] = []
+        # A site repeats shortcodes: each is rendered once unless its place can show.
+        done: dict[tuple[Any, ...], str] = {}
         for sc in self.deferred.shortcodes:
             outcome = resolution.outcomes.get(sc)
-            try:
-                if isinstance(outcome, ImageOutcome):
-                    image = ResolvedImage(
-                        outcome.file,
-                        prefix + outcome.name,
-                        outcome.stored.width,
-                        outcome.stored.height,
+            if isinstance(outcome, (ImageOutcome, VideoOutcome)):
+                key = (meaning(sc), getattr(outcome, "name", ""))  # name: the image variant
+                if key in done:
+                    html.append(done[key])
+                    continue
+                try:
+                    text = _resolved_html(sc, outcome, renderer, prefix)
+                except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
+                    message = str(exc)
+                    problems.append(
+                        Problem(sc.location.path, sc.location.line, sc.location.col, message)
                     )
-                    html.append(renderer.image(sc, image))
+                else:
+                    if renderer.same_everywhere(sc):
+                        done[key] = text
+                    html.append(text)
                     continue
-                if isinstance(outcome, VideoOutcome):
-                    html.append(renderer.video(sc, outcome.file))
-                    continue
+            else:
                 message = outcome.message if isinstance(outcome, Failure) else "not resolved"
-            except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
-                message = str(exc)
-                problems.append(
-                    Problem(sc.location.path, sc.location.line, sc.location.col, message)
-                )
             html.append(renderer.placeholder(sc, message))
         return html, problems
 
@@ -392,6 +402,17 @@ class SiteBuilder:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+
+
+def _resolved_html(
+    sc: Shortcode, outcome: ImageOutcome | VideoOutcome, renderer: Renderer, prefix: str
+) -> str:
+    if isinstance(outcome, VideoOutcome):
+        return renderer.video(sc, outcome.file)
+    image = ResolvedImage(
+        outcome.file, prefix + outcome.name, outcome.stored.width, outcome.stored.height
+    )
+    return renderer.image(sc, image)
 
 
 def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
