@@ -1,0 +1,31 @@
+"""The builder renders a repeated shortcode once, unless its template can show its place."""
+
+from __future__ import annotations
+
+from mediashortcodes import config as config_mod
+from mediashortcodes.site import build_site
+
+PAGE = (
+    "---\ntitle: Twice\n---\n\n<% media_image 101 thumb %>\n\nText.\n\n"
+    "<% media_image 101 thumb %>\n"
+)
+
+
+def test_a_template_showing_the_place_gets_each_place_of_a_repeated_shortcode(make_site):
+    site = make_site({"content/twice.md": PAGE})
+    (site / "templates" / "media_image.html").write_text(
+        '<img src="{{ src }}" data-line="{{ shortcode.location.line }}">'
+    )
+    build_site(config_mod.load(site))
+    html = (site / "_site" / "twice" / "index.html").read_text()
+    assert 'data-line="5"' in html
+    assert 'data-line="9"' in html
+
+
+def test_a_repeated_shortcode_renders_the_same_html_at_each_place(make_site):
+    site = make_site({"content/twice.md": PAGE})
+    build_site(config_mod.load(site))
+    html = (site / "_site" / "twice" / "index.html").read_text()
+    images = [line for line in html.splitlines() if "<img" in line and "-101-" in line]
+    assert len(images) == 2
+    assert images[0] == images[1]
