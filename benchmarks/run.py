@@ -13,6 +13,7 @@ serving stored files, and the cold builds measure the builder and the latency, n
 - cold: empty cache and no output; warm: the cache of the last cold build, output removed;
   floor: the same pages with every shortcode deleted, through the same builder.
 - Warm and floor builds alternate, so background load hits both alike.
+- Builds keep compiled modules in the work directory, as an installed package does.
 
 Prints a table, then as its last line one JSON object (the figures other tools read).
 """
@@ -166,7 +167,15 @@ def run_build(
 ) -> Build:
     """Build ``site`` into a fresh output directory in a child process and measure it."""
     shutil.rmtree(site / "_site", ignore_errors=True)
-    env = {**_clean_env(), **sandbox.env, "MEDIASHORTCODES_CACHE_DIR": str(cache)}
+    env = {
+        **_clean_env(),
+        **sandbox.env,
+        "MEDIASHORTCODES_CACHE_DIR": str(cache),
+        # Compiled modules are kept (beside the sites, not in the source tree), as in any
+        # installed package, even where the environment turns bytecode files off.
+        "PYTHONPYCACHEPREFIX": str(cache.parent / "pycache"),
+    }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     args = [sys.executable, str(HERE / "build_once.py"), str(site)]
     if jobs:
         args += ["--jobs", str(jobs)]
