@@ -84,6 +84,12 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
                     f"{source}:{line_no}: invalid YAML front matter: {problem}; "
                     "fix the block between the --- lines"
                 ) from None
+            except (ValueError, OverflowError) as exc:
+                # A value that parses but cannot be built, such as the date 2024-13-45.
+                raise ConfigError(
+                    f"{source}:{_unbuildable_line(raw) + 1}: invalid value in the front "
+                    f"matter: {exc}; fix the block between the --- lines"
+                ) from None
             if not isinstance(data, dict):
                 raise ConfigError(
                     f"{source}:2: front matter must be a mapping of keys to values "
@@ -91,6 +97,18 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
                 )
             return data, "".join(lines[index + 1 :]), index + 2
     raise ConfigError(f"{source}:1: front matter starts with --- but has no closing --- line")
+
+
+def _unbuildable_line(raw: str) -> int:
+    """The line (1 = the first after ---) whose value alone cannot be built, else 1."""
+    for number, line in enumerate(raw.splitlines(), start=1):
+        try:
+            yaml.safe_load(line)
+        except (ValueError, OverflowError):
+            return number
+        except yaml.YAMLError:
+            continue  # a line that is only part of a value: not the culprit on its own
+    return 1
 
 
 def load_page(path: Path, content_dir: Path) -> PageSource:

@@ -39,6 +39,12 @@ def test_invalid_front_matter_names_file_and_line() -> None:
         split_front_matter("---\ntitle: ok\nbad: [unclosed\n---\nbody\n", "x.md")
 
 
+@pytest.mark.parametrize("value", ["2024-13-45", "2024-02-30 10:00:00"])
+def test_a_value_yaml_cannot_build_names_its_line(value: str) -> None:
+    with pytest.raises(ConfigError, match=r"x\.md:3: invalid value in the front matter"):
+        split_front_matter(f"---\ntitle: ok\ndate: {value}\n---\nbody\n", "x.md")
+
+
 def test_front_matter_must_be_a_mapping() -> None:
     with pytest.raises(ConfigError, match="must be a mapping"):
         split_front_matter("---\n- a\n- b\n---\n", "x.md")
