@@ -197,7 +197,7 @@ class LiveRenderer:
         with self._lock:
             loop, self._loop = self._loop, None
             stack, self._stack = self._stack, None
-            self._connect = None
+            self._connect = self._connect_lock = None  # both belong to the closed loop
         if loop is not None:
             if stack is not None:
                 loop.run(stack.aclose())
