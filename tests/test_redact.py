@@ -74,7 +74,7 @@ def test_no_secret_survives_redact(secret, text):
         assert secret not in redact(text + secret + text, [secret])
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters="&#;=%+ "), min_size=1))
+@given(st.text(alphabet=st.characters(blacklist_characters="&#;=%+ *"), min_size=1))
 def test_no_client_secret_survives_redact_url(secret):
     assert f"client_secret={secret}" not in redact_url(f"https://h/t?client_secret={secret}&x=1")
 
