@@ -40,6 +40,7 @@ from .errors import (
 )
 from .jinja import MediaShortcodesExtension
 from .markdown import shortcodes_plugin
+from .outputdir import check_output_dir
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -267,6 +268,8 @@ class SiteBuilder:
     def build(self) -> BuildResult:
         started = time.perf_counter()
         self._warnings: list[str] = []
+        if not self.options.check_only:
+            check_output_dir(self.output, self.config)  # before any work: fail fast
         sources = [
             s for s in pages_mod.discover(self.config.path(self.config.site.content)) if not s.draft
         ]

@@ -58,6 +58,28 @@ def test_a_wrong_setting_is_exit_2_naming_the_file_and_key(site, case, command):
     assert not site.output.exists()
 
 
+@pytest.mark.parametrize(
+    ("output", "named"),
+    [(".", "the site itself"), ("..", "the site itself"), ("content", "[site] content")],
+)
+def test_an_output_that_would_delete_the_site_is_exit_2_and_deletes_nothing(site, output, named):
+    before = snapshot(site.scan_root)
+    site.configure(site={"output": output})
+    after_configure = snapshot(site.scan_root)
+    assert_config_error(site.run("build"), named, "[site] output (or --output)")
+    assert snapshot(site.scan_root) == after_configure
+    assert before.keys() <= after_configure.keys()
+
+
+def test_an_output_option_pointing_at_a_folder_no_build_wrote_is_refused(site, tmp_path):
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    (documents / "thesis.odt").write_text("years of work")
+    run = site.run("build", "--output", str(documents))
+    assert_config_error(run, "not written by a build")
+    assert (documents / "thesis.odt").read_text() == "years of work"
+
+
 RAW_FILES: dict[str, tuple[bytes, str]] = {
     "invalid TOML": (b'[service\nbase_url = "x"\n', "invalid TOML"),
     "a value where a table belongs": (b"service = 3\n", "[service] must be a table"),
