@@ -389,9 +389,11 @@ class SiteBuilder:
                 shutil.copytree(static_dir, staging)
             staging.mkdir(parents=True, exist_ok=True)
             media = staging / self.config.site.media_dir
-            for outcome in resolution.outcomes.values():
-                if isinstance(outcome, ImageOutcome):
-                    publish(self.cache, outcome.stored, media / outcome.name)
+            images = {
+                o.name: o for o in resolution.outcomes.values() if isinstance(o, ImageOutcome)
+            }
+            for name, outcome in images.items():  # once per variant, not per shortcode
+                publish(self.cache, outcome.stored, media / name)
 
             def substitute(match: re.Match[str]) -> str:
                 return html_by_index[int(match.group(1))]
