@@ -75,4 +75,8 @@ def main() -> None:
 from . import cli_build, cli_pick, cli_report, cli_sandbox, cli_service  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m mediashortcodes.cli`: the subcommands registered on the imported module's
+    # group, not on this __main__ copy's, so run that one.
+    from mediashortcodes.cli import main as registered_main
+
+    sys.exit(registered_main())
