@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from mediashortcodes import config as config_mod
 from mediashortcodes.cli import cli
-from mediashortcodes.config import tomllib
+from mediashortcodes.config import Credentials, tomllib
 from mediashortcodes.sandbox import Sandbox
 
 EXAMPLE_SITE = Path(__file__).resolve().parents[2] / "example_site"
@@ -136,10 +136,12 @@ class Site:
     # The sandbox's addresses, kept so the site can still be configured once it stopped.
     api_url: str = ""
     media_url: str = ""
+    credentials: Credentials | None = None  # what the environment holds: the demo ones
 
     def __post_init__(self) -> None:
         self.api_url = self.api_url or self.sandbox.base_url
         self.media_url = self.media_url or self.sandbox.media_url
+        self.credentials = self.credentials or self.sandbox.credentials
 
     # -- set up ---------------------------------------------------------------------------
 
@@ -181,7 +183,7 @@ class Site:
 
     def env(self) -> dict[str, str]:
         """The environment of a CI job: credentials and cache; service URLs only in the file."""
-        creds = self.sandbox.credentials
+        creds = self.credentials or self.sandbox.credentials
         return {
             config_mod.ENV_CLIENT_ID: creds.client_id,
             config_mod.ENV_CLIENT_SECRET: creds.client_secret,
@@ -246,10 +248,10 @@ class Site:
     # -- checks ---------------------------------------------------------------------------
 
     def secrets(self) -> set[str]:
-        creds = self.sandbox.credentials
-        return secret_variants(
-            [creds.client_secret, creds.refresh_token, *self.sandbox.issued_tokens()]
-        )
+        values = [*self.sandbox.issued_tokens()]
+        for creds in {self.sandbox.credentials, self.credentials or self.sandbox.credentials}:
+            values += [creds.client_secret, creds.refresh_token]
+        return secret_variants(values)
 
     def assert_no_secrets(self) -> None:
         """No credential or access token in any output, log, exception or file written."""
