@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -65,6 +64,7 @@ class MediaCache:
         self.ttl = ttl
         self._clock = clock
         self._db: diskcache.Cache | None = None
+        self._made: set[Path] = set()  # blob directories known to exist
 
     @property
     def db(self) -> diskcache.Cache:
@@ -147,17 +147,20 @@ class MediaCache:
         stored = Stored(sha, ext, width, height, len(data))
         path = self.blob_path(stored)
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._made.add(path.parent)
             # Write then rename: a build killed mid-write never leaves a torn blob behind,
-            # and two builds writing the same blob both end with the same bytes.
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            # and two builds writing the same blob both end with the same bytes. The blob is
+            # read-only from the start (published copies are hard links to it).
+            tmp = path.parent / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
             try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
-                os.chmod(tmp, 0o444)
                 os.replace(tmp, path)
             except BaseException:
-                Path(tmp).unlink(missing_ok=True)
+                tmp.unlink(missing_ok=True)
                 raise
         self.db.set(key, asdict(stored), tag=VARIANT)
         return stored

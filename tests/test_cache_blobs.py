@@ -1,0 +1,56 @@
+"""The blob store: variants written once, read-only, and published as hard links."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mediashortcodes.assets import publish
+from mediashortcodes.cache import MediaCache
+
+DATA = b"\x89PNG not really, but bytes"
+
+
+@pytest.fixture
+def cache(tmp_path: Path):  # type: ignore[no-untyped-def]
+    media_cache = MediaCache(tmp_path / "cache", "test", ttl=60)
+    yield media_cache
+    media_cache.close()
+
+
+def test_a_variant_is_stored_read_only_under_its_hash_with_no_temporary_file_left(cache):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    path = cache.blob_path(stored)
+    assert path.read_bytes() == DATA
+    assert not stat.S_IMODE(path.stat().st_mode) & 0o222
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+    assert cache.get_variant("variant:1") == stored
+
+
+def test_the_same_bytes_under_two_keys_are_stored_once(cache):
+    first = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    second = cache.put_variant("variant:2", DATA, ext="png", width=2, height=3)
+    assert cache.blob_path(first) == cache.blob_path(second)
+    assert len([p for p in cache.blobs.rglob("*") if p.is_file()]) == 1
+
+
+def test_publishing_links_the_blob_into_a_new_directory_once(cache, tmp_path: Path):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    target = tmp_path / "site" / "media" / "a.png"
+    publish(cache, stored, target)
+    publish(cache, stored, target)
+    assert target.read_bytes() == DATA
+    assert os.path.samefile(target, cache.blob_path(stored))
+
+
+def test_publishing_a_blob_removed_by_hand_fails_clearly(cache, tmp_path: Path):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    blob = cache.blob_path(stored)
+    blob.chmod(0o644)
+    blob.unlink()
+    with pytest.raises(FileNotFoundError):
+        publish(cache, stored, tmp_path / "site" / "media" / "a.png")
+    assert cache.get_variant("variant:1") is None
