@@ -1,4 +1,4 @@
-"""Which directory a build may replace with its output (pure apart from looking at it).
+"""Which directory a build may replace with its output, and what a killed build left there.
 
 A build swaps its staging directory in for the output and deletes the old one, so an
 output that is, or holds, the site's own files would delete them: the site root, content,
@@ -8,13 +8,16 @@ no usage manifest) is refused too, so a mistyped ``--output ~/Documents`` delete
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 from pathlib import Path
 
 from .config import Config
 from .errors import ConfigError
 from .usage import MANIFEST_NAME
 
-__all__ = ["check_output_dir"]
+__all__ = ["check_output_dir", "remove_leftovers"]
 
 
 def _holds(outer: Path, inner: Path) -> bool:
@@ -50,3 +53,26 @@ def check_output_dir(output: Path, config: Config) -> None:
             f"has no {MANIFEST_NAME}); the build replaces the whole directory, so choose a "
             "new or empty folder, or remove this one first"
         )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's process, or no way to tell: leave its files alone
+    return True
+
+
+def remove_leftovers(output: Path) -> list[Path]:
+    """Remove the staging and old directories of builds that were killed (whose process
+    is gone) from beside ``output``; a running build's are left alone."""
+    pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:staging|old)-(\d+)")
+    removed = []
+    for path in output.parent.glob(f".{output.name}.*-*") if output.parent.is_dir() else ():
+        found = pattern.fullmatch(path.name)
+        if found and path.is_dir() and not _alive(int(found[1])):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed

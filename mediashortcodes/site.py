@@ -40,7 +40,7 @@ from .errors import (
 )
 from .jinja import MediaShortcodesExtension
 from .markdown import shortcodes_plugin
-from .outputdir import check_output_dir
+from .outputdir import check_output_dir, remove_leftovers
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -380,6 +380,7 @@ class SiteBuilder:
     ) -> None:
         from .assets import publish
 
+        remove_leftovers(self.output)  # of builds killed while they wrote
         staging = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         if staging.exists():
             shutil.rmtree(staging)

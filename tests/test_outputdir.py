@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from mediashortcodes.config import Config, SiteConfig
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.outputdir import check_output_dir
+from mediashortcodes.outputdir import check_output_dir, remove_leftovers
 
 
 @pytest.fixture
@@ -60,3 +63,32 @@ def test_a_new_empty_or_previously_built_output_is_accepted(config, state):
         (output / "index.html").write_text("<p>old</p>")
         (output / "media-usage.json").write_text("{}")
     check_output_dir(output, config)
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_directories_a_killed_build_left_beside_the_output_are_removed(tmp_path):
+    output = tmp_path / "_site"
+    pid = dead_pid()
+    staging, old = tmp_path / f"._site.staging-{pid}", tmp_path / f"._site.old-{pid}"
+    for leftover in (staging, old):
+        (leftover / "media").mkdir(parents=True)
+    assert sorted(remove_leftovers(output)) == sorted([staging, old])
+    assert not staging.exists() and not old.exists()
+
+
+def test_a_running_builds_directories_and_unrelated_ones_are_kept(tmp_path):
+    output = tmp_path / "_site"
+    keep = [
+        tmp_path / f"._site.staging-{os.getpid()}",
+        tmp_path / f".other.staging-{dead_pid()}",
+        tmp_path / "._site.staging-notapid",
+    ]
+    for path in keep:
+        path.mkdir()
+    assert remove_leftovers(output) == []
+    assert all(path.exists() for path in keep)

@@ -15,6 +15,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = 15.0) 
         time.sleep(0.01)
 
 
-def kill(process: subprocess.Popen[str]) -> None:
+def kill(process: subprocess.Popen[Any]) -> None:
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=20)
     assert process.returncode == -signal.SIGKILL
@@ -80,6 +81,18 @@ def test_a_build_killed_mid_download_leaves_the_output_and_cache_whole(site, san
     first = snapshot(site.output)
     assert site.run("build").exit_code == 0
     assert snapshot(site.output) == first  # a rebuild gives byte-identical output
+
+
+def test_what_a_build_killed_while_writing_left_is_removed_by_the_next(site, reference):
+    killed = subprocess.Popen(["sleep", "30"])
+    kill(killed)  # its pid names the staging directory it "left"
+    leftover = site.root / f"._site.staging-{killed.pid}"
+    (leftover / "media").mkdir(parents=True)
+    (leftover / "index.html").write_text("half")
+    run = site.run("build")
+    assert run.exit_code == 0, str(run)
+    assert site.leftovers() == []
+    assert site.snapshot() == reference
 
 
 def this_sites_pages(site: Site) -> dict[str, list[int]]:
