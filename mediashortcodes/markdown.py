@@ -206,6 +206,8 @@ def _collect(state: StateCore) -> None:
     lines = _SourceLines(state.src.split("\n"), start_line)
     for token in state.tokens:
         if token.type == "inline" and token.children:
+            if "<%" not in token.content:
+                continue  # nothing to find, and no text a later table cell could be taken for
             locate = lines.locator(token)
             locate.advance()
             for child in token.children:
