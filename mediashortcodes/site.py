@@ -11,12 +11,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import re
 import shutil
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -266,6 +268,10 @@ class SiteBuilder:
     # -- the whole build ------------------------------------------------------------------
 
     def build(self) -> BuildResult:
+        with cyclic_gc_paused():
+            return self._build()
+
+    def _build(self) -> BuildResult:
         started = time.perf_counter()
         self._warnings: list[str] = []
         if not self.options.check_only:
@@ -419,6 +425,23 @@ def _resolved_html(
         outcome.file, prefix + outcome.name, outcome.stored.width, outcome.stored.height
     )
     return renderer.image(sc, image)
+
+
+@contextlib.contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the length of a build.
+
+    A build keeps hundreds of thousands of objects alive until it ends and makes almost no
+    cyclic garbage (reference counting frees the rest), so the collector only re-scans
+    live objects: 0.5 s of a 10,000-page warm build, profiled. It runs again afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
