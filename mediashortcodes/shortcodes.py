@@ -21,6 +21,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from .errors import Problem
@@ -345,20 +346,30 @@ def parse_one(source: str, path: str, locate: Locate, start: int = 0) -> Found:
 
 def _parse_simple(source: str, path: str, locate: Locate, start: int) -> Found | None:
     """The common, valid shortcode, parsed quickly (a site has thousands); else None."""
+    parts = _simple_parts(source)
+    if parts is None:
+        return None
+    name, file_id, fmt, options = parts
+    line, col = locate(0)
+    shortcode = Shortcode(name, file_id, fmt, options, Location(path, line, col), source)
+    return Found(start, start + len(source), source, shortcode, ())
+
+
+# Sites repeat the same shortcode text on many pages: its parts are worked out once.
+@lru_cache(maxsize=4096)
+def _simple_parts(source: str) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]] | None:
     match = _SIMPLE.match(source)
     if match is None:
         return None
     name, file_id, fmt = match.group("name", "id", "format")
     if fmt is not None and name != IMAGE:
         return None
-    pairs = [
+    pairs = tuple(
         (m[1], m[2] if m[2] is not None else m[3]) for m in _OPTION.finditer(match.group("options"))
-    ]
+    )
     if check(name, file_id, fmt, pairs):
         return None
-    line, col = locate(0)
-    shortcode = Shortcode(name, int(file_id), fmt, tuple(pairs), Location(path, line, col), source)
-    return Found(start, start + len(source), source, shortcode, ())
+    return name, int(file_id), fmt, pairs
 
 
 def _parse_full(source: str, path: str, locate: Locate, start: int = 0) -> Found:
