@@ -107,7 +107,7 @@ def publish(cache: MediaCache, stored: Stored, target: Path) -> None:
 
     One system call in the common case: a site publishes hundreds of files per build.
     """
-    source = cache.blob_path(stored)
+    source = cache.blob_file(stored)
     try:
         os.link(source, target)
     except FileExistsError:

@@ -61,6 +61,7 @@ class MediaCache:
         self.root = root
         self.dir = root / namespace
         self.blobs = self.dir / "blobs"
+        self._blobs = str(self.blobs)
         self.ttl = ttl
         self._clock = clock
         self._db: diskcache.Cache | None = None
@@ -140,7 +141,7 @@ class MediaCache:
             return None
         stored = Stored(**value)
         # A record whose blob was removed by hand is a miss, not an error.
-        return stored if self.blob_path(stored).exists() else None
+        return stored if os.path.exists(self.blob_file(stored)) else None
 
     def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
         sha = hashlib.sha256(data).hexdigest()
@@ -166,7 +167,11 @@ class MediaCache:
         return stored
 
     def blob_path(self, stored: Stored) -> Path:
-        return self.blobs / stored.sha256[:2] / stored.blob_name
+        return Path(self.blob_file(stored))
+
+    def blob_file(self, stored: Stored) -> str:
+        """The blob's path as text: pathlib costs more than the lookup on a warm build."""
+        return os.path.join(self._blobs, stored.sha256[:2], stored.blob_name)
 
     # -- maintenance ----------------------------------------------------------------------
 
