@@ -214,6 +214,7 @@ def measure(
     latency_ms: float,
     runs: int,
     jobs: int | None,
+    cold_runs: int | None = None,
     seed: int = 0,
     profile: Path | None = None,
     log: Any = None,
@@ -243,7 +244,7 @@ def measure(
         builds["prime"].append(build("prime", "site", prime_cache))
         shutil.rmtree(prime_cache, ignore_errors=True)
         cache = workdir / "cache"
-        for _ in range(runs):
+        for _ in range(runs if cold_runs is None else cold_runs):
             shutil.rmtree(cache, ignore_errors=True)
             builds["cold"].append(build("cold", "site", cache))
         for _ in range(runs):
@@ -282,6 +283,7 @@ def summarise(
         "latency_ms": latency_ms,
         "jobs": jobs,
         "runs": runs,
+        "cold_runs": len(builds["cold"]),
         "cold_s": round(cold, 3),
         "warm_s": round(warm, 3),
         "floor_s": round(floor, 3),
@@ -325,7 +327,8 @@ def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
     lines = [
         f"mediashortcodes benchmark: {f['n']} pages, {f['k']} images, "
         f"{f['image_shortcodes']} image + {f['video_shortcodes']} video shortcodes, "
-        f"latency {f['latency_ms']:g} ms, jobs {f['jobs']}, medians of {f['runs']} run(s)",
+        f"latency {f['latency_ms']:g} ms, jobs {f['jobs']}, medians of {f['runs']} run(s)"
+        f" ({f['cold_runs']} cold)",
         "",
         f"{'build':<7}{'median s':>10}{'CPU s':>8}{'process s':>11}{'peak MB':>9}"
         f"{'requests':>10}{'downloads':>11}   runs (s)",
@@ -384,6 +387,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-ms", type=float, default=20.0, help="per request (W1: 20)")
     parser.add_argument("--runs", type=int, default=None, help="runs of each build (W1: 3)")
     parser.add_argument("--jobs", type=int, default=None, help="requests at a time (default 16)")
+    parser.add_argument(
+        "--cold-runs", type=int, default=None, help="cold builds (default: --runs; at least 1)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="100 pages, 30 images, 2 runs")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the sites here")
@@ -401,8 +407,11 @@ def main(argv: list[str] | None = None) -> int:
         or runs < 1
         or args.latency_ms < 0
         or (args.jobs is not None and args.jobs < 1)
+        or (args.cold_runs is not None and args.cold_runs < 1)
     ):
-        parser.error("need --n >= 1, --k >= 6, --runs >= 1, --latency-ms >= 0, --jobs >= 1")
+        parser.error(
+            "need --n >= 1, --k >= 6, --runs >= 1, --cold-runs >= 1, --latency-ms >= 0, --jobs >= 1"
+        )
     jobs = args.jobs or _default_jobs()
     try:
         with working_directory(args.workdir, args.keep) as workdir:
@@ -413,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
                 latency_ms=args.latency_ms,
                 runs=runs,
                 jobs=args.jobs,
+                cold_runs=args.cold_runs,
                 seed=args.seed,
                 profile=args.profile,
                 log=sys.stderr,
