@@ -1,6 +1,6 @@
 """One build in its own process, measured: the runner starts one of these per build.
 
-    python benchmarks/build_once.py SITE [--jobs N] [--profile OUT.txt]
+    python benchmarks/build_once.py SITE [--output DIR] [--jobs N] [--profile OUT.txt]
 
 Prints one JSON object: the build's seconds (from loading the config to the end of the
 build, imports the build makes included, interpreter start-up excluded) and the CPU seconds
@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("site", type=Path)
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--output", type=Path, default=None, help="instead of [site] output")
     parser.add_argument("--profile", type=Path, default=None, help="write a pyinstrument profile")
     args = parser.parse_args(argv)
 
@@ -39,7 +40,8 @@ def main(argv: list[str] | None = None) -> None:
     from mediashortcodes import config
     from mediashortcodes.site import BuildOptions, SiteBuilder
 
-    result = SiteBuilder(config.load(args.site), BuildOptions(jobs=args.jobs)).build()
+    options = BuildOptions(output=args.output, jobs=args.jobs)
+    result = SiteBuilder(config.load(args.site), options).build()
     seconds = time.perf_counter() - began
     cpu_seconds = time.process_time() - cpu_began
     if profiler is not None:

@@ -10,7 +10,7 @@ own process too, so its timing and peak RSS are its own. One priming build, not 
 lets the sandbox draw and resize every variant once: afterwards it answers like an origin
 serving stored files, and the cold builds measure the builder and the latency, not Pillow.
 
-- cold: empty cache and no output; warm: the cache of the last cold build, output removed;
+- cold: empty cache and no output; warm: the cache of the last cold build, no output;
   floor: the same pages with every shortcode deleted, through the same builder.
 - Warm and floor builds alternate, so background load hits both alike.
 - Builds keep compiled modules in the work directory, as an installed package does.
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import queue
@@ -161,13 +162,13 @@ def run_build(
     kind: str,
     site: Path,
     cache: Path,
+    output: Path,
     sandbox: SandboxProcess,
     *,
     jobs: int | None,
     profile: Path | None = None,
 ) -> Build:
-    """Build ``site`` into a fresh output directory in a child process and measure it."""
-    shutil.rmtree(site / "_site", ignore_errors=True)
+    """Build ``site`` into ``output`` (a new directory) in a child process and measure it."""
     env = {
         **_clean_env(),
         **sandbox.env,
@@ -177,7 +178,7 @@ def run_build(
         "PYTHONPYCACHEPREFIX": str(cache.parent / "pycache"),
     }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    args = [sys.executable, str(HERE / "build_once.py"), str(site)]
+    args = [sys.executable, str(HERE / "build_once.py"), str(site), "--output", str(output)]
     if jobs:
         args += ["--jobs", str(jobs)]
     if profile:
@@ -229,10 +230,15 @@ def measure(
     workload = generate(workdir / "site", n=n, k=k, seed=seed)
     generate(workdir / "floor", n=n, k=k, seed=seed, floor=True)
     builds: dict[str, list[Build]] = {"prime": [], "cold": [], "warm": [], "floor": []}
+    number = itertools.count(1)
     with SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox:
 
         def build(kind: str, site: str, cache: Path, **kw: Any) -> Build:
-            result = run_build(kind, workdir / site, cache, sandbox, jobs=jobs, **kw)
+            # Every build writes a directory no build used and nothing is deleted until the
+            # end: a file system that just deleted thousands of files is slower to create
+            # new ones (ext4 skips recently freed inodes), which would land on the next build.
+            output = workdir / "out" / f"{next(number):03d}-{kind}"
+            result = run_build(kind, workdir / site, cache, output, sandbox, jobs=jobs, **kw)
             say(
                 f"  {kind:<6} {result.seconds:7.2f} s  {result.requests:6d} requests  "
                 f"{result.downloads:6d} downloads  {result.peak_rss_mb:6.1f} MB"
@@ -240,12 +246,10 @@ def measure(
             return result
 
         say("priming the sandbox (a cold build, not counted)")
-        prime_cache = workdir / "cache-prime"
-        builds["prime"].append(build("prime", "site", prime_cache))
-        shutil.rmtree(prime_cache, ignore_errors=True)
-        cache = workdir / "cache"
-        for _ in range(runs if cold_runs is None else cold_runs):
-            shutil.rmtree(cache, ignore_errors=True)
+        builds["prime"].append(build("prime", "site", workdir / "cache-prime"))
+        cache = workdir / "cache-prime"
+        for run in range(runs if cold_runs is None else cold_runs):
+            cache = workdir / f"cache-cold-{run}"  # empty: a new directory each time
             builds["cold"].append(build("cold", "site", cache))
         for _ in range(runs):
             builds["warm"].append(build("warm", "site", cache))
@@ -255,6 +259,8 @@ def measure(
             build("warm", "site", cache, profile=profile / "warm.txt")
             build("floor", "floor", workdir / "cache-floor", profile=profile / "floor.txt")
             say(f"profiles written to {profile}")
+    for leftover in [workdir / "out", *workdir.glob("cache-*")]:
+        shutil.rmtree(leftover, ignore_errors=True)
     return workload, builds
 
 
