@@ -8,6 +8,7 @@ included, so every problem points at the line an author sees in the editor.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ class PageSource:
     front_matter: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     body_start_line: int = 1
+    template_line: int = 1  # where the front matter names the template, for problems about it
 
     @property
     def title(self) -> str:
@@ -111,6 +113,20 @@ def _unbuildable_line(raw: str) -> int:
     return 1
 
 
+def key_line(text: str, key: str) -> int:
+    """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
+    lines = text.splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return 1
+    pattern = re.compile(rf"{re.escape(key)}\s*:")
+    for number, line in enumerate(lines[1:], start=2):
+        if line.rstrip() in ("---", "..."):
+            break
+        if pattern.match(line):
+            return number
+    return 1
+
+
 def load_page(path: Path, content_dir: Path) -> PageSource:
     shown = display_path(path)
     try:
@@ -125,6 +141,7 @@ def load_page(path: Path, content_dir: Path) -> PageSource:
         front_matter=front,
         body=body,
         body_start_line=start,
+        template_line=key_line(text, "template") if "template" in front else 1,
     )
 
 

@@ -55,6 +55,7 @@ from .resolver import (
 )
 from .service import embed_urls
 from .shortcodes import Shortcode
+from .template_problems import template_problem
 from .usage import MANIFEST_NAME, Manifest, page_url
 
 # A service that cannot be reached, refuses us or keeps failing is no problem of the
@@ -161,13 +162,6 @@ def _markdown(renderer: DeferredRenderer) -> MarkdownIt:
     )
 
 
-def _template_problem(exc: jinja2.TemplateError, fallback: str) -> Problem:
-    if isinstance(exc, jinja2.TemplateSyntaxError):
-        path = exc.filename or exc.name or fallback
-        return Problem(pages_mod.display_path(Path(path)), exc.lineno, 1, exc.message or str(exc))
-    return Problem(fallback, 1, 1, f"template error: {exc}")
-
-
 class SiteBuilder:
     def __init__(
         self,
@@ -238,20 +232,10 @@ class SiteBuilder:
             try:
                 template = self.env.get_template(source.template)
                 html = template.render(page=page, site=site)
-            except jinja2.TemplateNotFound as exc:
-                self.deferred.problems.append(
-                    Problem(
-                        source.display_path,
-                        1,
-                        1,
-                        f"template {exc.name!r} not found in "
-                        f"{pages_mod.display_path(self.templates_dir)}; "
-                        "create it or fix the page's template: key",
-                    )
-                )
-                continue
-            except jinja2.TemplateError as exc:
-                self.deferred.problems.append(_template_problem(exc, source.display_path))
+            except MediaShortcodesError:
+                raise
+            except Exception as exc:  # a layout's bug, even a TypeError, is a listed problem
+                self.deferred.problems.append(template_problem(exc, source, self.templates_dir))
                 continue
             rendered.append(RenderedPage(source, html, set(self.deferred.used)))
         return rendered

@@ -124,7 +124,7 @@ def test_a_template_path_out_of_the_templates_folder_is_not_read(site, tmp_path)
     (site.root / "content" / "bad.md").write_text(page)
     run = site.run("build")
     assert run.exit_code == 1, str(run)
-    assert "content/bad.md:1:1: template '../../../secret.html' not found" in run.stderr
+    assert "content/bad.md:2:1: template '../../../secret.html' not found" in run.stderr
     assert not site.output.exists()
 
 

@@ -1,0 +1,57 @@
+"""Errors raised while rendering a page's layout, as problems at the template line to fix.
+
+Jinja rewrites a render error's traceback so that its frames carry the template file and
+line. The innermost such frame is where the author must look (a partial, a layout), not the
+page that happened to be rendering, so that is where the problem is placed; the page is
+named in the message because the error may depend on its front matter.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import TracebackType
+
+import jinja2
+
+from .errors import Problem
+from .pages import PageSource, display_path
+
+
+def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem:
+    """The problem an exception from rendering ``page`` with its template stands for."""
+    shown_dir = display_path(templates_dir)
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        where = exc.filename or exc.name
+        path = display_path(Path(where)) if where else page.display_path
+        return Problem(path, exc.lineno, 1, f"{exc.message or exc}; fix the template's syntax")
+    frame = _innermost_template_frame(exc.__traceback__, templates_dir)
+    if isinstance(exc, jinja2.TemplateNotFound):
+        missing = f"template {exc.name!r} not found in {shown_dir}"
+        if frame is None:  # the page's own template, named by its front matter
+            return Problem(
+                page.display_path,
+                page.template_line,
+                1,
+                f"{missing}; create it or fix the page's template: key",
+            )
+        path, line = frame
+        return Problem(path, line, 1, f"{missing}; create it or fix the name here")
+    what = str(exc) if isinstance(exc, jinja2.TemplateError) else f"{type(exc).__name__}: {exc}"
+    if frame is None:
+        return Problem(page.display_path, 1, 1, f"template error: {what}")
+    path, line = frame
+    return Problem(path, line, 1, f"{what} (rendering {page.display_path}); fix the template")
+
+
+def _innermost_template_frame(
+    tb: TracebackType | None, templates_dir: Path
+) -> tuple[str, int] | None:
+    prefix = str(templates_dir) + os.sep
+    found: tuple[str, int] | None = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith(prefix):
+            found = (display_path(Path(filename)), tb.tb_lineno)
+        tb = tb.tb_next
+    return found
