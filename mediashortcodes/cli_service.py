@@ -21,7 +21,7 @@ from . import config as config_module
 from .api import Client, sync_client_from_config
 from .cli import EXIT_CONFIG, CommandError, cli, handle_errors
 from .config import Config
-from .errors import InvalidResponseError
+from .errors import InvalidResponseError, NotFoundError
 from .listing import files_text, folders_text, formats_text, to_json
 from .records import Crop
 from .service import open_service
@@ -37,6 +37,18 @@ site_option = click.option(
     help="The site folder that holds mediashortcodes.toml (or the file itself).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+@contextmanager
+def unknown_id_is_a_usage_error() -> Iterator[None]:
+    """A FOLDER_ID or FILE_ID the service does not show is a wrong argument: exit 2, not 3.
+
+    Exit 3 is for a service that cannot be reached or refuses the credentials.
+    """
+    try:
+        yield
+    except NotFoundError as exc:
+        raise CommandError(str(exc), EXIT_CONFIG) from None
 
 
 @contextmanager
@@ -67,7 +79,7 @@ def folders(site: Path, as_json: bool) -> None:
 @handle_errors
 def files(folder_id: int, site: Path, as_json: bool) -> None:
     """List the files of folder FOLDER_ID."""
-    with connected(site) as (_, client):
+    with connected(site) as (_, client), unknown_id_is_a_usage_error():
         found = client.files(folder_id)
     click.echo(to_json(found) if as_json else files_text(found))
 
@@ -183,7 +195,8 @@ def download(
         raise click.UsageError("give either FORMAT or the crop options, not both")
     with connected(site) as (served, client):
         format_id = -1 if crop is not None else format_from_spec(format_spec, client)
-        infos = client.download_info(file_id, format_id, crop)
+        with unknown_id_is_a_usage_error():
+            infos = client.download_info(file_id, format_id, crop)
         if not infos:
             raise InvalidResponseError(
                 f"the service sent no download information for file {file_id}; "

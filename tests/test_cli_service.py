@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 from conftest import API, CREDENTIALS, DOWNLOADS, IMAGE, FakeService
@@ -170,10 +171,23 @@ def test_a_missing_service_url_exits_2_naming_the_variable(site, served, tmp_pat
     assert result.exit_code == 2 and ENV_BASE_URL in result.output
 
 
-def test_a_folder_that_is_not_visible_exits_3(site, served):
+def test_a_folder_that_is_not_visible_is_a_usage_error(site, served):
     result = run("files", "77", "--site", str(site))
-    assert result.exit_code == 3
+    assert result.exit_code == 2
     assert "folder 77 does not exist or is not visible" in result.output
+
+
+def test_a_file_that_is_not_visible_is_a_usage_error(site, served, tmp_path):
+    result = run("download", "77", "-o", str(tmp_path / "x.jpg"), "--site", str(site))
+    assert result.exit_code == 2
+    assert "file 77 does not exist or is not visible" in result.output
+    assert not (tmp_path / "x.jpg").exists()
+
+
+def test_an_expired_download_link_is_still_a_service_error(site, served, tmp_path):
+    served.inject("/dn/", httpx.Response(410), count=10)
+    result = run("download", "10", "-o", str(tmp_path / "x.jpg"), "--site", str(site))
+    assert result.exit_code == 3
 
 
 def test_refused_credentials_exit_3_without_printing_a_secret(site, served, monkeypatch):
