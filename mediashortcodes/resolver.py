@@ -125,35 +125,36 @@ class Resolver:
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
         codes = list(dict.fromkeys(shortcodes))
         result = Resolution()
-        # Shortcodes that differ only in their location get the same answer: each meaning
-        # is checked once (a site repeats the same shortcode on many pages).
-        meanings: dict[tuple[object, ...], Shortcode] = {}
+        # Shortcodes that differ only in their location get the same answer: the work is
+        # done once per meaning, for the group of its places (a site repeats shortcodes).
+        groups: dict[tuple[object, ...], list[Shortcode]] = {}
         for sc in codes:
-            meanings.setdefault(meaning(sc), sc)
-        files = await self.catalog.files(sc.file_id for sc in meanings.values())
+            groups.setdefault(meaning(sc), []).append(sc)
+        firsts = [group[0] for group in groups.values()]
+        files = await self.catalog.files(sc.file_id for sc in firsts)
         needs_formats = any(
             sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
-            for sc in meanings.values()
+            for sc in firsts
         )
         formats = await self.catalog.formats() if needs_formats else None
-        checked = {
-            key: self._check(sc, files.get(sc.file_id), formats) for key, sc in meanings.items()
-        }
 
         variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
-        pending: list[tuple[Shortcode, File, int, Crop | None]] = []
-        for sc in codes:
-            file = files.get(sc.file_id)
-            outcome = checked[meaning(sc)]
+        pending: list[tuple[list[Shortcode], File, int, Crop | None]] = []
+        for group in groups.values():
+            file = files.get(group[0].file_id)
+            outcome = self._check(group[0], file, formats)
             if file is not None and not isinstance(outcome, Failure):
-                outcome = self._gdpr(sc, file, result) or outcome
+                outcome = self._gdpr(group, file, result) or outcome
             if isinstance(outcome, tuple):
                 file, format_id, crop = outcome
-                pending.append((sc, file, format_id, crop))
+                pending.append((group, file, format_id, crop))
             else:
-                result.outcomes[sc] = outcome
+                result.outcomes.update(dict.fromkeys(group, outcome))
                 if not isinstance(outcome, Failure):
-                    self.progress(1)
+                    self.progress(len(group))
+        if result.warnings:  # in the order of the pages, not of the groups
+            order = {sc: i for i, sc in enumerate(codes)}
+            result.warnings.sort(key=lambda warning: order[warning[0]])
 
         if not self.verify_only:
             semaphore = asyncio.Semaphore(self.jobs)
@@ -162,7 +163,7 @@ class Resolver:
                 async with semaphore:
                     return await self.assets.variant(file, format_id, crop)
 
-            for _sc, file, format_id, crop in pending:
+            for _group, file, format_id, crop in pending:
                 key = (file.id, format_id, crop)
                 if key not in variants:
                     stored = self.assets.cached(file, format_id, crop)
@@ -176,9 +177,9 @@ class Resolver:
             await asyncio.gather(*variants.values(), return_exceptions=True)
 
         images: dict[tuple[int, int, Crop | None], ImageOutcome] = {}
-        for sc, file, format_id, crop in pending:
+        for group, file, format_id, crop in pending:
             if self.verify_only:
-                result.outcomes[sc] = Verified(file)
+                result.outcomes.update(dict.fromkeys(group, Verified(file)))
                 continue
             key = (file.id, format_id, crop)
             fut = variants[key]
@@ -189,10 +190,10 @@ class Resolver:
                     stored = fut.result()
                     name = published_name(file, format_id, crop, stored)
                     image = images[key] = ImageOutcome(file, stored, name)
-                result.outcomes[sc] = image
-                self.progress(1)
+                result.outcomes.update(dict.fromkeys(group, image))
+                self.progress(len(group))
             elif isinstance(exc, MediaShortcodesError):
-                result.outcomes[sc] = Failure(f"file {file.id}: {exc}", exc)
+                result.outcomes.update(dict.fromkeys(group, Failure(f"file {file.id}: {exc}", exc)))
             else:
                 raise exc
         result.downloads = self.assets.downloads
@@ -229,8 +230,9 @@ class Resolver:
             return Failure(format_id)
         return (file, format_id, None)
 
-    def _gdpr(self, sc: Shortcode, file: File, result: Resolution) -> Failure | None:
-        """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"."""
+    def _gdpr(self, group: list[Shortcode], file: File, result: Resolution) -> Failure | None:
+        """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"
+        for each place of the shortcode."""
         policy = self.config.images.gdpr
         if policy == "ignore" or file.gdpr_status.upper() == "OK":
             return None
@@ -240,7 +242,7 @@ class Resolver:
         )
         if policy == "fail":
             return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
-        result.warnings.append((sc, message))
+        result.warnings.extend((sc, message) for sc in group)
         return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mediashortcodes import config as config_mod
 from mediashortcodes.site import build_site
 
@@ -29,3 +31,11 @@ def test_a_repeated_shortcode_renders_the_same_html_at_each_place(make_site):
     images = [line for line in html.splitlines() if "<img" in line and "-101-" in line]
     assert len(images) == 2
     assert images[0] == images[1]
+
+
+def test_a_repeated_shortcode_gets_a_privacy_warning_at_each_place_in_page_order(make_site):
+    page = "<% media_image 117 small %>\n\nText.\n\n<% media_image 117 small %>\n"
+    site = make_site({"content/a.md": page, "content/b.md": page})
+    result = build_site(config_mod.load(site))
+    places = [Path(w.split(": warning")[0]).name for w in result.warnings if "117" in w]
+    assert places == ["a.md:1:1", "a.md:5:1", "b.md:1:1", "b.md:5:1"]
