@@ -319,7 +319,9 @@ class SiteBuilder:
         result.images = sum(sc.name == "media_image" for sc in resolved)
         result.videos = len(resolved) - result.images
         result.warnings = self._warnings
-        if problems and not self.options.keep_going:
+        # --keep-going stands in for files the service cannot give; what the author wrote
+        # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
+        if problems and (self.deferred.problems or not self.options.keep_going):
             raise ContentError(problems)
         result.problems = sorted(set(problems))
         result.manifest = self._manifest(rendered, resolution)

@@ -157,6 +157,21 @@ def test_keep_going_renders_a_visible_placeholder_and_lists_the_problem(make_sit
     assert "999" in html and "<% media" not in html
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("content/index.md", "Hello <% media_imge 101 %>\n", r"content/index\.md:1:10: unknown"),
+        ("templates/page.html", "{{ page.content + 1 }}\n", r"templates/page\.html:1:1: "),
+    ],
+)
+def test_keep_going_still_fails_on_what_the_author_wrote_wrong(make_site, name, text, where):
+    site = make_site({name: text, "content/about.md": "<% media_image 999 %>\n"})
+    with pytest.raises(ContentError, match=where) as raised:
+        build(site, keep_going=True)
+    assert "about.md:1:1: file 999" in str(raised.value)  # listed too, with everything else
+    assert not (site / "_site").exists()
+
+
 def test_gdpr_warn_lists_the_file_and_still_publishes(make_site) -> None:
     page = {"content/portrait.md": "<% media_image 117 small %>\n"}
     site = make_site(page)
