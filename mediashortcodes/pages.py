@@ -15,9 +15,21 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, ContentError, Problem
 
 DEFAULT_TEMPLATE = "page.html"
+
+
+class PageError(ContentError):
+    """A page that cannot be read (broken front matter, not UTF-8): a problem of the content.
+
+    The builder lists it with every other problem of the site (exit 1).
+    """
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        self.problem = Problem(path, line, 1, message)
+        super().__init__([self.problem])
+        self.args = (f"{path}:{line}: {message}",)  # one line, as for any single page
 
 
 @dataclass(frozen=True)
@@ -82,23 +94,27 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
                 mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
                 line_no = mark.line + 2 if mark is not None else 2
                 problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-                raise ConfigError(
-                    f"{source}:{line_no}: invalid YAML front matter: {problem}; "
-                    "fix the block between the --- lines"
+                raise PageError(
+                    source,
+                    line_no,
+                    f"invalid YAML front matter: {problem}; fix the block between the --- lines",
                 ) from None
             except (ValueError, OverflowError) as exc:
                 # A value that parses but cannot be built, such as the date 2024-13-45.
-                raise ConfigError(
-                    f"{source}:{_unbuildable_line(raw) + 1}: invalid value in the front "
-                    f"matter: {exc}; fix the block between the --- lines"
+                raise PageError(
+                    source,
+                    _unbuildable_line(raw) + 1,
+                    f"invalid value in the front matter: {exc}; "
+                    "fix the block between the --- lines",
                 ) from None
             if not isinstance(data, dict):
-                raise ConfigError(
-                    f"{source}:2: front matter must be a mapping of keys to values "
-                    "(title: ..., template: ...)"
+                raise PageError(
+                    source,
+                    2,
+                    "front matter must be a mapping of keys to values (title: ..., template: ...)",
                 )
             return data, "".join(lines[index + 1 :]), index + 2
-    raise ConfigError(f"{source}:1: front matter starts with --- but has no closing --- line")
+    raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
 
 
 def _unbuildable_line(raw: str) -> int:
@@ -116,11 +132,11 @@ def _unbuildable_line(raw: str) -> int:
 def key_line(text: str, key: str) -> int:
     """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
     lines = text.splitlines()
-    if not lines or lines[0].rstrip() != "---":
+    if not lines or lines[0] != "---":
         return 1
     pattern = re.compile(rf"{re.escape(key)}\s*:")
     for number, line in enumerate(lines[1:], start=2):
-        if line.rstrip() in ("---", "..."):
+        if line in ("---", "..."):
             break
         if pattern.match(line):
             return number
@@ -132,7 +148,7 @@ def load_page(path: Path, content_dir: Path) -> PageSource:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+        raise PageError(shown, 1, f"not UTF-8 text ({exc.reason}); save it as UTF-8") from None
     front, body, start = split_front_matter(text, shown)
     return PageSource(
         path=path,
@@ -145,11 +161,25 @@ def load_page(path: Path, content_dir: Path) -> PageSource:
     )
 
 
-def discover(content_dir: Path) -> list[PageSource]:
-    """All Markdown pages under the content directory, drafts included, in path order."""
+def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:
+    """All Markdown pages under the content directory, drafts included, in path order.
+
+    Given a ``problems`` list, a page that cannot be read is added to it and left out, so
+    one build lists every broken page; without one, the first raises ``PageError``.
+    """
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
             "[site] content in mediashortcodes.toml"
         )
-    return [load_page(p, content_dir) for p in sorted(content_dir.rglob("*.md")) if p.is_file()]
+    pages = []
+    for path in sorted(content_dir.rglob("*.md")):
+        if not path.is_file():
+            continue
+        try:
+            pages.append(load_page(path, content_dir))
+        except PageError as exc:
+            if problems is None:
+                raise
+            problems.append(exc.problem)
+    return pages

@@ -275,9 +275,8 @@ class SiteBuilder:
         self._warnings: list[str] = []
         if not self.options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
-        sources = [
-            s for s in pages_mod.discover(self.config.path(self.config.site.content)) if not s.draft
-        ]
+        content = self.config.path(self.config.site.content)
+        sources = [s for s in pages_mod.discover(content, self.deferred.problems) if not s.draft]
         rendered = self._render_pages(sources)
         problems = list(self.deferred.problems)
         result = BuildResult(pages=len(rendered))

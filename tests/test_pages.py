@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.pages import discover, split_front_matter, url_path_for
+from mediashortcodes.pages import PageError, discover, split_front_matter, url_path_for
 
 
 @pytest.mark.parametrize(
@@ -35,23 +35,23 @@ def test_no_front_matter_keeps_the_whole_text() -> None:
 
 
 def test_invalid_front_matter_names_file_and_line() -> None:
-    with pytest.raises(ConfigError, match=r"x\.md:3: invalid YAML front matter"):
+    with pytest.raises(PageError, match=r"x\.md:3: invalid YAML front matter"):
         split_front_matter("---\ntitle: ok\nbad: [unclosed\n---\nbody\n", "x.md")
 
 
 @pytest.mark.parametrize("value", ["2024-13-45", "2024-02-30 10:00:00"])
 def test_a_value_yaml_cannot_build_names_its_line(value: str) -> None:
-    with pytest.raises(ConfigError, match=r"x\.md:3: invalid value in the front matter"):
+    with pytest.raises(PageError, match=r"x\.md:3: invalid value in the front matter"):
         split_front_matter(f"---\ntitle: ok\ndate: {value}\n---\nbody\n", "x.md")
 
 
 def test_front_matter_must_be_a_mapping() -> None:
-    with pytest.raises(ConfigError, match="must be a mapping"):
+    with pytest.raises(PageError, match="must be a mapping"):
         split_front_matter("---\n- a\n- b\n---\n", "x.md")
 
 
 def test_unclosed_front_matter_is_an_error() -> None:
-    with pytest.raises(ConfigError, match="no closing ---"):
+    with pytest.raises(PageError, match="no closing ---"):
         split_front_matter("---\ntitle: x\n", "x.md")
 
 
@@ -69,3 +69,16 @@ def test_discover_finds_nested_pages_in_order(tmp_path: Path) -> None:
 def test_missing_content_directory_says_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"create it or set \[site\] content"):
         discover(tmp_path / "nope")
+
+
+def test_discover_lists_every_unreadable_page_and_keeps_the_others(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\n- a list\n---\n")
+    (tmp_path / "b.md").write_text("fine")
+    (tmp_path / "c.md").write_bytes(b"\xff")
+    problems: list = []
+    found = discover(tmp_path, problems)
+    assert [p.url_path for p in found] == ["/b/"]
+    assert [(Path(p.path).name, p.line, p.col) for p in problems] == [
+        ("a.md", 2, 1),
+        ("c.md", 1, 1),
+    ]

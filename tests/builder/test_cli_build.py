@@ -116,3 +116,19 @@ def test_malformed_config_exits_2_with_the_file_named(tmp_path: Path, bad: str) 
     code, out = run("build", str(tmp_path))
     assert code == 2
     assert "mediashortcodes.toml" in out
+
+
+def test_broken_front_matter_is_listed_with_every_other_problem(make_site) -> None:
+    site = make_site(
+        {
+            "content/a.md": "---\ntitle: [unclosed\n---\nText\n",
+            "content/b.md": "---\n- a list\n---\n",
+            "content/c.md": "<% media_imge 101 %>\n",
+        }
+    )
+    code, out = run("check", "--offline", str(site))
+    assert code == 1
+    assert "3 problem(s) found" in out
+    assert "content/a.md:2:1: invalid YAML front matter" in out
+    assert "content/b.md:2:1: front matter must be a mapping" in out
+    assert "content/c.md:1:4: unknown shortcode 'media_imge'" in out
