@@ -9,9 +9,23 @@ import click
 from . import config as config_mod
 from .cache import MediaCache, namespace_for
 from .cli import cli, handle_errors
+from .errors import ConfigError
 from .site import BuildOptions, BuildResult, SiteBuilder, is_interactive
 
 SITE = click.argument("site", required=False, default=".", type=click.Path(file_okay=False))
+
+
+def load_site(site: str) -> config_mod.Config:
+    """The site's config; a folder with neither a config file nor content is no site at all."""
+    config = config_mod.load(site)
+    if not Path(config.source).exists() and not config.path(config.site.content).is_dir():
+        shown = "the current directory" if site == "." else site
+        raise ConfigError(
+            f"{shown} is not a site: it has no {config_mod.CONFIG_NAME} and no "
+            f"{config.site.content}/ folder; pass the site's folder as SITE, or create them "
+            "(see the README's 'A site of your own')"
+        )
+    return config
 
 
 def _echo_outcome(result: BuildResult) -> None:
@@ -63,7 +77,7 @@ def build(
     jobs: int | None,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
-    config = config_mod.load(site)
+    config = load_site(site)
     options = BuildOptions(
         output=output,
         offline=offline,
@@ -86,7 +100,7 @@ def build(
 @handle_errors
 def check(site: str, offline: bool) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
-    config = config_mod.load(site)
+    config = load_site(site)
     options = BuildOptions(check_only=True, syntax_only=offline)
     result = SiteBuilder(config, options).build()
     for warning in result.warnings:

@@ -276,6 +276,9 @@ def require_service_urls(config: Config) -> None:
     """Raise a ConfigError naming what to set when the service URLs are missing."""
     if config.service.sandbox:
         return
+    where = config.source
+    if where.endswith(".toml") and not Path(where).exists():
+        where += " (create it)"
     for key, var in (
         ("base_url", ENV_BASE_URL),
         ("player_url", ENV_PLAYER_URL),
@@ -283,7 +286,7 @@ def require_service_urls(config: Config) -> None:
     ):
         if not getattr(config.service, key):
             raise ConfigError(
-                f"no service {key}: set [service] {key} in {config.source} or the environment "
+                f"no service {key}: set [service] {key} in {where} or the environment "
                 f"variable {var} (or set [service] sandbox = true to use the local sandbox)"
             )
 

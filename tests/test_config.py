@@ -52,3 +52,15 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error_saying_so(tmp_path: Pa
     (tmp_path / "mediashortcodes.toml").write_bytes(b"\xff\xfe[service]\n")
     with pytest.raises(ConfigError, match="not UTF-8"):
         load(tmp_path)
+
+
+def test_a_missing_service_url_says_the_config_file_is_yet_to_be_created(tmp_path, monkeypatch):
+    from mediashortcodes.config import ENV_BASE_URL, require_service_urls
+
+    monkeypatch.delenv(ENV_BASE_URL, raising=False)
+    with pytest.raises(ConfigError, match=r"mediashortcodes\.toml \(create it\) or .*BASE_URL"):
+        require_service_urls(load(tmp_path))
+    (tmp_path / "mediashortcodes.toml").write_text("[site]\n")
+    with pytest.raises(ConfigError) as raised:
+        require_service_urls(load(tmp_path))
+    assert "create it" not in str(raised.value)

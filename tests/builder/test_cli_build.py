@@ -132,3 +132,12 @@ def test_broken_front_matter_is_listed_with_every_other_problem(make_site) -> No
     assert "content/a.md:2:1: invalid YAML front matter" in out
     assert "content/b.md:2:1: front matter must be a mapping" in out
     assert "content/c.md:1:4: unknown shortcode 'media_imge'" in out
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_folder_that_is_no_site_says_so(tmp_path, monkeypatch, command) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = run(command)
+    assert code == 2
+    assert "the current directory is not a site: it has no mediashortcodes.toml" in out
+    assert "pass the site's folder as SITE" in out
