@@ -65,7 +65,12 @@ def _run(builder: SiteBuilder) -> BuildResult:
     is_flag=True,
     help="Render a visible placeholder for a failed file instead of failing.",
 )
-@click.option("--jobs", type=click.IntRange(1, 256), help="Requests at a time (default 16).")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 256),
+    metavar="N",
+    help="Requests at a time (default: [build] jobs, 16).",
+)
 @handle_errors
 def build(
     site: str,
@@ -94,7 +99,7 @@ def build(
         run_report(config, manifest=result.manifest)
 
 
-@cli.command()
+@cli.command(short_help="Verify every shortcode against the service; write nothing.")
 @SITE
 @click.option("--offline", is_flag=True, help="Check the shortcode syntax only, no service.")
 @handle_errors

@@ -18,7 +18,7 @@ def wait_until_interrupted() -> None:
     threading.Event().wait()
 
 
-@cli.command("pick")
+@cli.command("pick", short_help="Browse files in a local page and copy their shortcodes.")
 @click.argument("site", required=False, type=click.Path(path_type=Path), default=Path("."))
 @click.option(
     "--port",

@@ -58,7 +58,7 @@ def run_report(
         raise click.exceptions.Exit(code)
 
 
-@cli.command("report")
+@cli.command("report", short_help="Report which page uses which file to the service.")
 @click.argument("site", required=False, default=".", type=click.Path(path_type=Path))
 @click.option(
     "--dry-run", is_flag=True, help="Print the requests it would send; send nothing, keep state."

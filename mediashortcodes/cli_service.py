@@ -160,7 +160,7 @@ def write_atomically(path: Path, data: bytes) -> None:
         ) from None
 
 
-@cli.command()
+@cli.command(short_help="Save one file: the original, a FORMAT or a custom crop.")
 @click.argument("file_id", type=int)
 @click.argument("format_spec", metavar="[FORMAT]", required=False)
 @click.option("--w", type=int, help="Width of the output (custom crop).")
