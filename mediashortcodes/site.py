@@ -265,7 +265,7 @@ class SiteBuilder:
                 progress=tick,
             )
             resolution = await resolver.resolve(self.deferred.shortcodes)
-            self._warnings.extend(resolver.warn_messages)
+            self._warnings.extend(f"warning: {m}" for m in resolver.warn_messages)
             return resolution, connect.requests
 
     # -- the whole build ------------------------------------------------------------------

@@ -215,7 +215,7 @@ def test_the_service_down_with_stale_metadata_builds_from_the_cache_with_a_warni
     site.configure(cache={"metadata_ttl": 0})
     run = site.run("build")
     assert run.exit_code == 0, str(run)
-    assert "the service is unavailable" in run.stderr
+    assert "warning: the service is unavailable" in run.stderr
     assert "using cached metadata" in run.stderr
     assert site.snapshot() == reference
 
