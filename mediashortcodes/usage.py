@@ -136,7 +136,9 @@ class Manifest:
             data = path.read_bytes()
         except FileNotFoundError:
             raise ConfigError(
-                f"{path}: no usage manifest here; run `mediashortcodes build` first"
+                f"{path}: no usage manifest here; run `mediashortcodes build` first "
+                "(a build written elsewhere with --output reports with `build --output DIR "
+                "--report`)"
             ) from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the usage manifest: {exc.strerror}") from None

@@ -61,6 +61,7 @@ def test_a_site_not_built_yet_is_a_usage_error(runner: CliRunner, tmp_path: Path
     result = runner.invoke(cli, ["report", str(site), "--dry-run"])
     assert result.exit_code == 2
     assert "run `mediashortcodes build` first" in result.stderr
+    assert "`build --output DIR --report`" in result.stderr  # for a site built elsewhere
 
 
 def test_a_previous_that_cannot_be_read_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
