@@ -227,6 +227,8 @@ class Resolver:
             return (file, -1, sc.crop)
         format_id = format_id_for(self._format_spec(sc), formats)
         if isinstance(format_id, str):
+            if sc.format is None:  # the author wrote none: say where the format came from
+                format_id += f" (set by [images] default_format in {self.config.source})"
             return Failure(format_id)
         return (file, format_id, None)
 

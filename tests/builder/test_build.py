@@ -196,3 +196,14 @@ def test_check_verifies_without_writing_or_downloading(make_site, sandbox) -> No
     assert not (site / "_site").exists()
     assert sandbox.stats.get("download", 0) == 0
     assert sandbox.stats.get("download_info", 0) == 0
+
+
+def test_an_unknown_default_format_names_the_setting(make_site) -> None:
+    site = make_site({"content/plain.md": "<% media_image 102 %>\n"})
+    config = site / "mediashortcodes.toml"
+    config.write_text(config.read_text().replace('"original"', '"huge"'))
+    with pytest.raises(ContentError) as raised:
+        build(site)
+    (problem,) = [p for p in raised.value.problems if p.path.endswith("plain.md")]
+    assert problem.message.startswith("unknown format 'huge'")
+    assert problem.message.endswith(f"(set by [images] default_format in {config})")
