@@ -112,10 +112,15 @@ class BuildResult:
     def summary(self) -> str:
         where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
         return (
-            f"{self.pages} pages, {self.images} images, {self.videos} videos: "
-            f"{self.downloads} downloads, {self.cache_hits} cache hits, "
-            f"{self.requests} requests in {self.seconds:.2f}s{where}"
+            f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
+            f"{counted(self.videos, 'video')}: {counted(self.downloads, 'download')}, "
+            f"{counted(self.cache_hits, 'cache hit')}, {counted(self.requests, 'request')} "
+            f"in {self.seconds:.2f}s{where}"
         )
+
+
+def counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class DeferredRenderer:

@@ -26,6 +26,15 @@ def test_build_prints_a_one_line_summary(make_site) -> None:
     assert "7 pages" in summary[0] and "downloads" in summary[0] and "cache hits" in summary[0]
 
 
+def test_the_summary_counts_in_words_a_reader_expects() -> None:
+    from mediashortcodes.site import BuildResult
+
+    result = BuildResult(pages=1, images=2, videos=1, downloads=0, cache_hits=1, requests=1)
+    assert result.summary() == (
+        "1 page, 2 images, 1 video: 0 downloads, 1 cache hit, 1 request in 0.00s"
+    )
+
+
 def test_build_with_problems_exits_1_and_lists_them(make_site) -> None:
     site = make_site({"content/index.md": "<% media_image 999 %>\n\n<% media_video x %>\n"})
     code, out = run("build", str(site))
