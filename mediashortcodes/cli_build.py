@@ -10,7 +10,7 @@ from . import config as config_mod
 from .cache import MediaCache, namespace_for
 from .cli import cli, handle_errors
 from .errors import ConfigError
-from .site import BuildOptions, BuildResult, SiteBuilder, is_interactive
+from .site import BuildOptions, BuildResult, SiteBuilder, counted, is_interactive
 
 SITE = click.argument("site", required=False, default=".", type=click.Path(file_okay=False))
 
@@ -111,7 +111,7 @@ def check(site: str, offline: bool) -> None:
     for warning in result.warnings:
         click.echo(warning, err=True)
     what = "syntax" if offline else "shortcodes"
-    click.echo(f"ok: {what} of {result.pages} pages checked, no problems")
+    click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, no problems")
 
 
 @cli.group()
