@@ -61,7 +61,16 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+EPILOG = """\b
+Start with: mediashortcodes build SITE
+Credentials come from the environment: MEDIASHORTCODES_CLIENT_ID,
+            MEDIASHORTCODES_CLIENT_SECRET, MEDIASHORTCODES_REFRESH_TOKEN.
+Exit codes: 0 success; 1 the content or a report has problems (each listed);
+            2 usage or configuration error; 3 the service could not be reached
+            or refused the credentials."""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
 @click.version_option(__version__, prog_name="mediashortcodes")
 def cli() -> None:
     """Use images and videos from the Media Asset Service in static and Jinja sites."""

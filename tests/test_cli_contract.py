@@ -57,6 +57,13 @@ def test_site_is_optional_and_defaults_to_the_current_directory(path: str) -> No
 
 def test_the_command_list_shows_every_summary_whole() -> None:
     result = CliRunner().invoke(cli, ["--help"], terminal_width=80)
-    commands = result.output.split("Commands:\n", 1)[1].splitlines()
+    commands = result.output.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert {line.split()[0] for line in commands} >= {p.split()[0] for p in CONTRACT}
     assert not [line for line in commands if line.endswith("...")]
+
+
+def test_the_main_help_gives_the_exit_codes() -> None:
+    result = CliRunner().invoke(cli, ["--help"])
+    text = " ".join(result.output.split())
+    assert "Exit codes: 0 success; 1 the content or a report has problems" in text
+    assert "2 usage or configuration error; 3 the service could not be reached" in text
