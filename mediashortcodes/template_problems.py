@@ -8,6 +8,7 @@ named in the message because the error may depend on its front matter.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from types import TracebackType
@@ -27,7 +28,9 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
         return Problem(path, exc.lineno, 1, f"{exc.message or exc}; fix the template's syntax")
     frame = _innermost_template_frame(exc.__traceback__, templates_dir)
     if isinstance(exc, jinja2.TemplateNotFound):
-        missing = f"template {exc.name!r} not found in {shown_dir}"
+        missing = (
+            f"template {exc.name!r} not found in {shown_dir}{_close_match(exc.name, templates_dir)}"
+        )
         if frame is None:  # the page's own template, named by its front matter
             return Problem(
                 page.display_path,
@@ -42,6 +45,17 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
         return Problem(page.display_path, 1, 1, f"template error: {what}")
     path, line = frame
     return Problem(path, line, 1, f"{what} (rendering {page.display_path}); fix the template")
+
+
+def _close_match(name: str | None, templates_dir: Path) -> str:
+    """`` (did you mean 'article.html'?)`` for a typo or a name written without its extension."""
+    if not name or not templates_dir.is_dir():
+        return ""
+    known = [
+        p.relative_to(templates_dir).as_posix() for p in templates_dir.rglob("*") if p.is_file()
+    ]
+    match = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    return f" (did you mean {match[0]!r}?)" if match else ""
 
 
 def _innermost_template_frame(

@@ -104,3 +104,13 @@ def test_a_syntax_error_is_listed_once_at_its_line(site: Path) -> None:
     assert [line for line in lines if "page.html" in line] == [
         "site/templates/page.html:3:1: unexpected '}'; fix the template's syntax"
     ]
+
+
+def test_a_template_named_without_its_extension_gets_a_suggestion(site: Path) -> None:
+    write(site, "content/about.md", "---\ntitle: About\ntemplate: wide\n---\nUs\n")
+    code, lines = check(site)
+    assert code == 1
+    assert (
+        "site/content/about.md:3:1: template 'wide' not found in site/templates "
+        "(did you mean 'wide.html'?); create it or fix the page's template: key"
+    ) in lines
