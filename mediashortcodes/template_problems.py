@@ -54,7 +54,8 @@ def _close_match(name: str | None, templates_dir: Path) -> str:
     known = [
         p.relative_to(templates_dir).as_posix() for p in templates_dir.rglob("*") if p.is_file()
     ]
-    match = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    match = [f"{name}.html"] if f"{name}.html" in known else []
+    match = match or difflib.get_close_matches(name, known, n=1, cutoff=0.7)
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 
