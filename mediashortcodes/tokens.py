@@ -4,7 +4,9 @@ One token serves every request of a client. When many requests need a new token 
 same moment only one refresh is in flight; the others wait for it and reuse its result.
 After a 401 the rejected token is dropped, and a request that was rejected with an old
 token picks up a newer one somebody else already fetched instead of refreshing again.
-The token lives in memory only.
+A fetch that fails (after the client's retries) fails the requests that waited for it
+too: each of them asking again in turn would multiply the wait of an unreachable service
+by the number of requests in flight. The token lives in memory only.
 """
 
 from __future__ import annotations
@@ -51,6 +53,22 @@ class TokenSlot:
         return token if token is not None and token != rejected else None
 
 
+class FetchOutcome:
+    """How the last fetch ended, so requests that waited for it share a failure."""
+
+    def __init__(self) -> None:
+        self.fetches = 0
+        self.failure: Exception | None = None
+
+    def shared_failure(self, seen: int) -> Exception | None:
+        """The failure of a fetch that ended after ``seen`` fetches, while the caller waited."""
+        return self.failure if self.fetches != seen else None
+
+    def ended(self, failure: Exception | None) -> None:
+        self.fetches += 1
+        self.failure = failure
+
+
 class AsyncTokenManager:
     """Single-flight token access for :class:`mediashortcodes.api.AsyncClient`."""
 
@@ -60,6 +78,7 @@ class AsyncTokenManager:
         self._fetch = fetch
         self._clock = clock
         self._slot = TokenSlot(clock, margin)
+        self._outcome = FetchOutcome()
         self._lock = asyncio.Lock()
 
     def __repr__(self) -> str:
@@ -77,12 +96,22 @@ class AsyncTokenManager:
         return await self._renew(rejected)
 
     async def _renew(self, rejected: str | None) -> str:
+        seen = self._outcome.fetches
         async with self._lock:
             token = self._slot.newer_than(rejected)
             if token is not None:
                 return token
+            failure = self._outcome.shared_failure(seen)
+            if failure is not None:
+                raise failure
             started = self._clock()
-            return self._slot.store(await self._fetch(), started)
+            try:
+                fetched = await self._fetch()
+            except Exception as exc:
+                self._outcome.ended(exc)
+                raise
+            self._outcome.ended(None)
+            return self._slot.store(fetched, started)
 
 
 class TokenManager:
@@ -94,6 +123,7 @@ class TokenManager:
         self._fetch = fetch
         self._clock = clock
         self._slot = TokenSlot(clock, margin)
+        self._outcome = FetchOutcome()
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -110,9 +140,19 @@ class TokenManager:
         return self._renew(rejected)
 
     def _renew(self, rejected: str | None) -> str:
+        seen = self._outcome.fetches
         with self._lock:
             token = self._slot.newer_than(rejected)
             if token is not None:
                 return token
+            failure = self._outcome.shared_failure(seen)
+            if failure is not None:
+                raise failure
             started = self._clock()
-            return self._slot.store(self._fetch(), started)
+            try:
+                fetched = self._fetch()
+            except Exception as exc:
+                self._outcome.ended(exc)
+                raise
+            self._outcome.ended(None)
+            return self._slot.store(fetched, started)

@@ -7,6 +7,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from mediashortcodes.records import Token
 from mediashortcodes.tokens import AsyncTokenManager, TokenManager
 
@@ -80,6 +82,72 @@ async def test_many_tasks_rejected_together_cause_one_refresh():
     old = await tokens.get()
     fresh = await asyncio.gather(*(tokens.after_rejection(old) for _ in range(10)))
     assert set(fresh) == {"tok-2"} and issuer.count == 2
+
+
+class Unreachable(Exception):
+    pass
+
+
+async def test_tasks_waiting_for_a_failing_fetch_share_its_failure():
+    attempts = 0
+
+    async def failing_fetch() -> Token:
+        nonlocal attempts
+        attempts += 1
+        for _ in range(5):
+            await asyncio.sleep(0)  # the other tasks queue up meanwhile
+        raise Unreachable("the service cannot be reached")
+
+    tokens = AsyncTokenManager(failing_fetch, Issuer().clock, margin=60)
+    results = await asyncio.gather(*(tokens.get() for _ in range(8)), return_exceptions=True)
+    assert all(isinstance(r, Unreachable) for r in results)
+    assert attempts == 1  # not eight retry sequences one after the other
+    with pytest.raises(Unreachable):
+        await tokens.get()  # a request that comes later asks again
+    assert attempts == 2
+
+
+class CountingLock:
+    """A lock that tells how many threads have asked for it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.asked = 0
+        self.changed = threading.Condition()
+
+    def __enter__(self) -> None:
+        with self.changed:
+            self.asked += 1
+            self.changed.notify_all()
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def test_threads_waiting_for_a_failing_fetch_share_its_failure():
+    attempts = 0
+    lock = CountingLock()
+
+    def failing_fetch() -> Token:
+        nonlocal attempts
+        attempts += 1
+        with lock.changed:
+            lock.changed.wait_for(lambda: lock.asked == 8)  # every thread is waiting
+        raise Unreachable("the service cannot be reached")
+
+    tokens = TokenManager(failing_fetch, Issuer().clock, margin=60)
+    tokens._lock = lock  # type: ignore[assignment]
+
+    def get(_: int) -> str:
+        try:
+            return tokens.get()
+        except Unreachable as exc:
+            return str(exc)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(get, range(8))) == {"the service cannot be reached"}
+    assert attempts == 1
 
 
 def test_the_token_never_shows_in_a_repr():
