@@ -7,6 +7,11 @@ Each service gets its own namespace, so a sandbox and a real service never mix.
 Keys are built from every input that changes the output (STYLE.md): a variant is keyed by
 file id, format, crop and the file's ``uploaded`` time and size, so a file replaced
 upstream is fetched again as soon as its metadata is refreshed.
+
+A site build also keeps a *snapshot*: one record holding every record the build used, so
+the next build of the same site reads one record instead of one per file and variant.
+It is only a shortcut: a stale metadata entry in it, or a variant whose blob is gone, falls
+through to the records themselves, exactly as without it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import hashlib
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +31,7 @@ from .records import File, FileType, Folder, Format
 
 META = "meta"
 VARIANT = "variant"
+SNAPSHOT = "snapshot"
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,10 @@ class MediaCache:
         self._clock = clock
         self._db: diskcache.Cache | None = None
         self._made: set[Path] = set()  # blob directories known to exist
+        self._snapshot_key: str | None = None
+        self._snapshot: dict[str, Any] = {}  # key -> record, as the last build used it
+        self._used: dict[str, Any] = {}  # key -> record, as this build used it
+        self._asked: set[str] = set()  # keys this build looked up
 
     @property
     def db(self) -> diskcache.Cache:
@@ -80,17 +91,55 @@ class MediaCache:
             self._db.close()
             self._db = None
 
+    # -- the site snapshot -----------------------------------------------------------------
+
+    def open_snapshot(self, site: str, *, read: bool = True) -> None:
+        """Track the records this build uses for `site`; unless `read` is false (--refresh),
+        answer from the snapshot its last build saved before asking the records one by one.
+        """
+        self._snapshot_key = "snapshot:" + hashlib.sha256(site.encode()).hexdigest()[:16]
+        entry = self.db.get(self._snapshot_key) if read else None
+        self._snapshot = entry if isinstance(entry, dict) else {}
+        self._used, self._asked = {}, set()
+
+    def save_snapshot(self) -> bool:
+        """Save the records this build used as its site's snapshot; a build that used exactly
+        the snapshot writes nothing. True if it wrote."""
+        if self._snapshot_key is None or self._used == self._snapshot:
+            return False
+        self.db.set(self._snapshot_key, self._used, tag=SNAPSHOT)
+        self._snapshot = self._used
+        return True
+
+    def _get(self, key: str, usable: Callable[[Any], bool] | None = None) -> Any:
+        if self._snapshot_key is None:
+            return self.db.get(key)
+        self._asked.add(key)
+        entry = self._snapshot.get(key)
+        if entry is None or (usable is not None and not usable(entry)):
+            entry = self.db.get(key)
+        if entry is not None:
+            self._used[key] = entry
+        return entry
+
+    def _set(self, key: str, entry: Any, tag: str) -> None:
+        self.db.set(key, entry, tag=tag)
+        if key in self._asked:  # fetched because it was missing or stale: used from now on
+            self._used[key] = entry
+
     # -- metadata -------------------------------------------------------------------------
 
+    def _fresh(self, entry: tuple[float, Any]) -> bool:
+        return self._clock() - entry[0] <= self.ttl
+
     def _get_meta(self, key: str) -> Cached | None:
-        entry = self.db.get(key)
+        entry = self._get(key, self._fresh)
         if entry is None:
             return None
-        fetched_at, value = entry
-        return Cached(value, stale=self._clock() - fetched_at > self.ttl)
+        return Cached(entry[1], stale=not self._fresh(entry))
 
     def _set_meta(self, key: str, value: Any) -> None:
-        self.db.set(key, (self._clock(), value), tag=META)
+        self._set(key, (self._clock(), value), META)
 
     def get_file(self, file_id: int) -> Cached | None:
         cached = self._get_meta(f"file:{file_id}")
@@ -136,7 +185,7 @@ class MediaCache:
         return f"variant:{file.id}:{format_id}:{crop_key}:{file.uploaded}:{file.filesize}"
 
     def get_variant(self, key: str) -> Stored | None:
-        value = self.db.get(key)
+        value = self._get(key)
         if value is None:
             return None
         stored = Stored(**value)
@@ -163,7 +212,7 @@ class MediaCache:
             except BaseException:
                 tmp.unlink(missing_ok=True)
                 raise
-        self.db.set(key, asdict(stored), tag=VARIANT)
+        self._set(key, asdict(stored), VARIANT)
         return stored
 
     def blob_path(self, stored: Stored) -> Path:

@@ -258,6 +258,8 @@ class SiteBuilder:
             if self.progress:
                 self.progress(done, total)
 
+        if not self.options.check_only:  # `check` uses no variant: it would shrink the snapshot
+            self.cache.open_snapshot(str(self.config.root), read=not self.options.refresh)
         async with lazy_client(self.config) as connect:
             resolver = Resolver(
                 self.config,
@@ -294,6 +296,7 @@ class SiteBuilder:
         # run lists every problem of the site, the service's answers included.
         try:
             resolution, result.requests = run_returning(self._resolve())
+            self.cache.save_snapshot()
         finally:
             self.cache.close()
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits

@@ -1,0 +1,124 @@
+"""The site snapshot: one record per build, never an answer the records would not give."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mediashortcodes.cache import MediaCache
+from mediashortcodes.records import File
+
+DATA = b"\x89PNG not really, but bytes"
+SITE = "/sites/blog"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def open_cache(tmp_path: Path, clock: Clock):  # type: ignore[no-untyped-def]
+    """Open the same cache again, as the next build (another process) does."""
+    opened: list[MediaCache] = []
+
+    def make() -> MediaCache:
+        cache = MediaCache(tmp_path / "cache", "test", ttl=60, clock=clock)
+        opened.append(cache)
+        return cache
+
+    yield make
+    for cache in opened:
+        cache.close()
+
+
+def cold_build(cache: MediaCache) -> None:
+    """What a first build does: look up, miss, fetch, store; then save the snapshot."""
+    cache.open_snapshot(SITE)
+    assert cache.get_file(7) is None
+    cache.put_folder_files(3, [File(id=7, name="seven", uploaded="u1")])
+    assert cache.get_variant("variant:7") is None
+    cache.put_variant("variant:7", DATA, ext="png", width=2, height=3)
+    assert cache.save_snapshot()
+
+
+def test_a_build_that_used_exactly_its_snapshot_writes_nothing(open_cache):
+    cold_build(open_cache())
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    assert warm.get_file(7).value.name == "seven"
+    assert warm.get_variant("variant:7") is not None
+    assert warm.save_snapshot() is False
+
+
+def test_the_snapshot_answers_even_where_the_record_itself_was_lost(open_cache):
+    cold_build(open_cache())
+    warm = open_cache()
+    warm.db.delete("file:7")  # e.g. culled by the size limit
+    warm.open_snapshot(SITE)
+    assert warm.get_file(7).value.name == "seven"
+
+
+def test_a_variant_whose_blob_was_removed_by_hand_is_a_miss(open_cache):
+    cold_build(open_cache())
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    blob = warm.blob_path(warm.get_variant("variant:7"))
+    blob.chmod(0o644)
+    blob.unlink()
+    warm.open_snapshot(SITE)
+    assert warm.get_variant("variant:7") is None
+
+
+def test_a_stale_snapshot_entry_is_stale_after_the_metadata_ttl(open_cache, clock):
+    cold_build(open_cache())
+    clock.now += 61
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    cached = warm.get_file(7)
+    assert cached is not None and cached.stale
+
+
+def test_a_stale_snapshot_entry_gives_way_to_a_fresher_record(open_cache, clock):
+    cold_build(open_cache())
+    clock.now += 61
+    other_site = open_cache()  # another site sharing the cache refreshed the file since
+    other_site.put_folder_files(3, [File(id=7, name="seven, renamed", uploaded="u2")])
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    cached = warm.get_file(7)
+    assert cached is not None and not cached.stale
+    assert cached.value.name == "seven, renamed"
+    assert warm.save_snapshot(), "the snapshot now holds the fresher record"
+
+
+def test_refresh_ignores_the_snapshot_and_saves_what_it_fetched(open_cache, clock):
+    cold_build(open_cache())
+    refresh = open_cache()
+    refresh.db.delete("file:7")
+    refresh.open_snapshot(SITE, read=False)
+    assert refresh.get_file(7) is None, "the snapshot is not asked"
+    clock.now += 1
+    refresh.put_folder_files(3, [File(id=7, name="seven again", uploaded="u3")])
+    assert refresh.save_snapshot()
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    assert warm.get_file(7).value.name == "seven again"
+
+
+def test_each_site_has_its_own_snapshot_holding_only_what_it_used(open_cache):
+    cold_build(open_cache())
+    other = open_cache()
+    other.open_snapshot("/sites/docs")
+    assert other.get_file(7) is not None  # from the record, not from the blog's snapshot
+    assert other.save_snapshot()
+    assert set(other.db.get(other._snapshot_key)) == {"file:7"}
