@@ -74,7 +74,7 @@ class MediaCache:
         self._db: diskcache.Cache | None = None
         self._made: set[Path] = set()  # blob directories known to exist
         self._snapshot_key: str | None = None
-        self._snapshot: dict[str, Any] = {}  # key -> record, as the last build used it
+        self._snapshot: dict[str, Any] | None = None  # key -> record, as the last build used it
         self._used: dict[str, Any] = {}  # key -> record, as this build used it
         self._asked: set[str] = set()  # keys this build looked up
 
@@ -96,16 +96,16 @@ class MediaCache:
     def open_snapshot(self, site: str, *, read: bool = True) -> None:
         """Track the records this build uses for `site`; unless `read` is false (--refresh),
         answer from the snapshot its last build saved before asking the records one by one.
+        The snapshot is read on the first lookup: a site without shortcodes never opens the cache.
         """
         self._snapshot_key = "snapshot:" + hashlib.sha256(site.encode()).hexdigest()[:16]
-        entry = self.db.get(self._snapshot_key) if read else None
-        self._snapshot = entry if isinstance(entry, dict) else {}
+        self._snapshot = None if read else {}
         self._used, self._asked = {}, set()
 
     def save_snapshot(self) -> bool:
         """Save the records this build used as its site's snapshot; a build that used exactly
         the snapshot writes nothing. True if it wrote."""
-        if self._snapshot_key is None or self._used == self._snapshot:
+        if self._snapshot_key is None or self._used == (self._snapshot or {}):
             return False
         self.db.set(self._snapshot_key, self._used, tag=SNAPSHOT)
         self._snapshot = self._used
@@ -115,6 +115,9 @@ class MediaCache:
         if self._snapshot_key is None:
             return self.db.get(key)
         self._asked.add(key)
+        if self._snapshot is None:
+            snapshot = self.db.get(self._snapshot_key)
+            self._snapshot = snapshot if isinstance(snapshot, dict) else {}
         entry = self._snapshot.get(key)
         if entry is None or (usable is not None and not usable(entry)):
             entry = self.db.get(key)

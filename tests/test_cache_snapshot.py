@@ -122,3 +122,11 @@ def test_each_site_has_its_own_snapshot_holding_only_what_it_used(open_cache):
     assert other.get_file(7) is not None  # from the record, not from the blog's snapshot
     assert other.save_snapshot()
     assert set(other.db.get(other._snapshot_key)) == {"file:7"}
+
+
+def test_a_build_that_looks_nothing_up_never_opens_the_cache(tmp_path: Path):
+    cache = MediaCache(tmp_path / "cache", "test", ttl=60)
+    cache.open_snapshot(SITE)
+    assert cache.save_snapshot() is False
+    cache.close()
+    assert not (tmp_path / "cache").exists()
