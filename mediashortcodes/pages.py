@@ -15,21 +15,30 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError, ContentError, Problem
+from .errors import ConfigError, Problem
 
 DEFAULT_TEMPLATE = "page.html"
 
 
-class PageError(ContentError):
-    """A page that cannot be read (broken front matter, not UTF-8): a problem of the content.
+class PageError(ConfigError):
+    """A page whose front matter or encoding cannot be read.
 
-    The builder lists it with every other problem of the site (exit 1).
+    Like a broken mediashortcodes.toml this is exit 2: what is wrong is the page's settings,
+    not its content. A build collects every such page and reports them together.
     """
 
     def __init__(self, path: str, line: int, message: str) -> None:
         self.problem = Problem(path, line, 1, message)
-        super().__init__([self.problem])
-        self.args = (f"{path}:{line}: {message}",)  # one line, as for any single page
+        super().__init__(f"{path}:{line}: {message}")
+
+
+class PageErrors(ConfigError):
+    """Every page of a site whose front matter or encoding cannot be read."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems)
+        head = f"{len(self.problems)} page(s) cannot be read; fix them and run again"
+        super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
 @dataclass(frozen=True)

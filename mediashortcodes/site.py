@@ -283,7 +283,10 @@ class SiteBuilder:
         if not self.options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         content = self.config.path(self.config.site.content)
-        sources = [s for s in pages_mod.discover(content, self.deferred.problems) if not s.draft]
+        unreadable: list[Problem] = []
+        sources = [s for s in pages_mod.discover(content, unreadable) if not s.draft]
+        if unreadable:
+            raise pages_mod.PageErrors(unreadable)
         rendered = self._render_pages(sources)
         problems = list(self.deferred.problems)
         result = BuildResult(pages=len(rendered))
