@@ -323,6 +323,8 @@ class SiteBuilder:
             static_url=static_url,
             site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
         )
+        # Templates do not change during one build: no stat of the template per rendering.
+        renderer.environment.auto_reload = False
         html_by_index, render_problems = self._final_html(resolution, renderer)
         problems += render_problems
         resolved = [sc for sc, o in resolution.outcomes.items() if not isinstance(o, Failure)]
