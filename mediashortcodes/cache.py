@@ -8,8 +8,9 @@ Keys are built from every input that changes the output (STYLE.md): a variant is
 file id, format, crop and the file's ``uploaded`` time and size, so a file replaced
 upstream is fetched again as soon as its metadata is refreshed.
 
-A site build also keeps a *snapshot*: one record holding every record the build used, so
-the next build of the same site reads one record instead of one per file and variant.
+A site build also keeps a *snapshot*: one file holding every record the build used, so the
+next build of the same site reads one file instead of one record per file and variant, and
+a fully warm build never opens SQLite (whose every opening writes and syncs its settings).
 It is only a shortcut: a stale metadata entry in it, or a variant whose blob is gone, falls
 through to the records themselves, exactly as without it.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import shutil
 import time
 from collections.abc import Callable
@@ -31,7 +33,6 @@ from .records import File, FileType, Folder, Format
 
 META = "meta"
 VARIANT = "variant"
-SNAPSHOT = "snapshot"
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class MediaCache:
         self._clock = clock
         self._db: diskcache.Cache | None = None
         self._made: set[Path] = set()  # blob directories known to exist
-        self._snapshot_key: str | None = None
+        self._snapshot_file: Path | None = None
         self._snapshot: dict[str, Any] | None = None  # key -> record, as the last build used it
         self._used: dict[str, Any] = {}  # key -> record, as this build used it
         self._asked: set[str] = set()  # keys this build looked up
@@ -98,26 +99,46 @@ class MediaCache:
         answer from the snapshot its last build saved before asking the records one by one.
         The snapshot is read on the first lookup: a site without shortcodes never opens the cache.
         """
-        self._snapshot_key = "snapshot:" + hashlib.sha256(site.encode()).hexdigest()[:16]
+        name = hashlib.sha256(site.encode()).hexdigest()[:16]
+        self._snapshot_file = self.dir / "snapshots" / f"{name}.pickle"
         self._snapshot = None if read else {}
         self._used, self._asked = {}, set()
 
     def save_snapshot(self) -> bool:
         """Save the records this build used as its site's snapshot; a build that used exactly
         the snapshot writes nothing. True if it wrote."""
-        if self._snapshot_key is None or self._used == (self._snapshot or {}):
+        path = self._snapshot_file
+        if path is None or self._used == (self._snapshot or {}):
             return False
-        self.db.set(self._snapshot_key, self._used, tag=SNAPSHOT)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Write then rename: two builds of a site may save at once; the last one wins whole.
+        tmp = path.parent / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
+        try:
+            with open(tmp, "wb") as out:
+                pickle.dump(self._used, out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         self._snapshot = self._used
         return True
 
+    def _load_snapshot(self, path: Path) -> dict[str, Any]:
+        try:
+            with open(path, "rb") as source:
+                snapshot = pickle.load(source)
+        except FileNotFoundError:
+            return {}
+        except Exception:  # a damaged snapshot (unpickling raises anything) is rebuilt
+            return {}
+        return snapshot if isinstance(snapshot, dict) else {}
+
     def _get(self, key: str, usable: Callable[[Any], bool] | None = None) -> Any:
-        if self._snapshot_key is None:
+        if self._snapshot_file is None:
             return self.db.get(key)
         self._asked.add(key)
         if self._snapshot is None:
-            snapshot = self.db.get(self._snapshot_key)
-            self._snapshot = snapshot if isinstance(snapshot, dict) else {}
+            self._snapshot = self._load_snapshot(self._snapshot_file)
         entry = self._snapshot.get(key)
         if entry is None or (usable is not None and not usable(entry)):
             entry = self.db.get(key)

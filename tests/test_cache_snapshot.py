@@ -121,7 +121,37 @@ def test_each_site_has_its_own_snapshot_holding_only_what_it_used(open_cache):
     other.open_snapshot("/sites/docs")
     assert other.get_file(7) is not None  # from the record, not from the blog's snapshot
     assert other.save_snapshot()
-    assert set(other.db.get(other._snapshot_key)) == {"file:7"}
+    later = open_cache()
+    later.db.delete("file:7")
+    later.db.delete("variant:7")
+    later.open_snapshot("/sites/docs")
+    assert later.get_file(7) is not None, "the docs' snapshot holds the file it used"
+    assert later.get_variant("variant:7") is None, "and not the blog's variant"
+
+
+def test_a_fully_warm_build_leaves_the_records_untouched(open_cache):
+    first = open_cache()
+    cold_build(first)
+    first.close()
+    records = sorted(first.dir.glob("records/*"))
+    before = [(p.name, p.stat().st_mtime_ns) for p in records]
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    assert warm.get_file(7) is not None
+    assert warm.get_variant("variant:7") is not None
+    assert warm.save_snapshot() is False
+    warm.close()
+    assert [(p.name, p.stat().st_mtime_ns) for p in sorted(first.dir.glob("records/*"))] == before
+
+
+def test_a_damaged_snapshot_is_only_a_missed_shortcut(open_cache):
+    cold_build(open_cache())
+    for path in open_cache().dir.glob("snapshots/*"):
+        path.write_bytes(b"not a pickle")
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    assert warm.get_file(7).value.name == "seven"
+    assert warm.save_snapshot(), "saved whole again"
 
 
 def test_a_build_that_looks_nothing_up_never_opens_the_cache(tmp_path: Path):
