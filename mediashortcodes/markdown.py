@@ -204,10 +204,12 @@ def _collect(state: StateCore) -> None:
     if "<%" not in state.src:
         return
     lines = _SourceLines(state.src.split("\n"), start_line)
+    in_paragraphs = False  # a shortcode in an inline token; lone lines are block tokens
     for token in state.tokens:
         if token.type == "inline" and token.children:
             if "<%" not in token.content:
                 continue  # nothing to find, and no text a later table cell could be taken for
+            in_paragraphs = True
             locate = lines.locator(token)
             locate.advance()
             for child in token.children:
@@ -227,7 +229,8 @@ def _collect(state: StateCore) -> None:
             token.meta[_FOUND] = founds
             for found in founds:
                 _record(found, shortcodes, problems)
-    _mark_blocks(state.tokens)
+    if in_paragraphs:
+        _mark_blocks(state.tokens)
 
 
 def _parse_token(token: Token, path: str, locate: _Locator) -> Found:
