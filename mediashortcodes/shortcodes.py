@@ -325,14 +325,15 @@ class Issue:
     at_key: bool = False  # point at the key rather than its value
 
 
-# The commonest shape in one regular expression: a name, an ID, a bare FORMAT, then
+# The commonest shape in one regular expression: a name, an ID, a bare or quoted FORMAT, then
 # key=value options with bare or plain double-quoted values, parts separated by spaces.
 # Anything else (other quotes, escapes, odd spacing, any problem) takes the full parser.
 _SPACE = r"[ \t\r\n]"
 _SIMPLE = re.compile(
     rf"<%{_SPACE}+(?P<name>{IMAGE}|{VIDEO})"
     rf"{_SPACE}+(?P<id>[0-9]+)"
-    rf"(?:{_SPACE}+(?P<format>[A-Za-z0-9_.:/-]+)(?![A-Za-z0-9_.:/=-]))?"
+    rf"(?:{_SPACE}+(?:(?P<format>[A-Za-z0-9_.:/-]+)(?![A-Za-z0-9_.:/=-])"
+    rf"|\"(?P<quoted>[A-Za-z0-9_.:/-]+)\"))?"
     rf"(?P<options>(?:{_SPACE}+[A-Za-z0-9_]+=(?:[A-Za-z0-9_.:/-]+|\"[^\"\\\\]*\"))*)"
     rf"{_SPACE}*%>\Z"
 )
@@ -361,7 +362,8 @@ def _simple_parts(source: str) -> tuple[str, int, str | None, tuple[tuple[str, s
     match = _SIMPLE.match(source)
     if match is None:
         return None
-    name, file_id, fmt = match.group("name", "id", "format")
+    name, file_id, fmt, quoted = match.group("name", "id", "format", "quoted")
+    fmt = fmt if quoted is None else quoted
     if fmt is not None and name != IMAGE:
         return None
     pairs = tuple(

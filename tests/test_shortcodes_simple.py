@@ -55,6 +55,12 @@ def likely_valid(draw: st.DrawFn) -> str:
 @example('<% media_image 12 thumb alt="a b" loading=eager %>')
 @example("<% media_image 3 w=480 h=270 x1=0 x2=480 y1=60 y2=330 %>")
 @example("<% media_video 9 embed=script lang=en %>")
+@example('<% media_image 23 "square" %>')
+@example('<% media_image 23 "square"%>')
+@example('<% media_image 23 "square"alt=x %>')
+@example('<% media_video 23 "square" %>')
+@example('<% media_image 23 "sq" w=1 h=2 x1=0 x2=1 y1=0 y2=2 %>')
+@example('<% media_image 23 "" %>')
 def test_the_fast_path_parses_exactly_as_the_full_parser(text: str) -> None:
     locate = LineIndex(text, start_line=4, start_col=3)
     assert parse_one(text, "page.md", locate, 7) == _parse_full(text, "page.md", locate, 7)
@@ -64,5 +70,6 @@ def test_common_shortcodes_take_the_fast_path_and_problems_the_full_one() -> Non
     locate = LineIndex("")
     assert _parse_simple('<% media_image 12 thumb alt="a b" %>', "p.md", locate, 0) is not None
     assert _parse_simple("<% media_image 12 w=1 h=2 x1=0 x2=1 y1=0 y2=2 %>", "p", locate, 0)
+    assert _parse_simple('<% media_image 12 "square" %>', "p.md", locate, 0) is not None
     assert _parse_simple("<% media_video 12 thumb %>", "p.md", locate, 0) is None
     assert _parse_simple("<% media_image 12 size=big %>", "p.md", locate, 0) is None
