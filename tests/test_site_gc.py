@@ -30,3 +30,14 @@ def test_a_collector_the_caller_turned_off_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_objects_frozen_while_the_service_is_asked_are_unfrozen_after_it_even_on_failure():
+    from mediashortcodes.site import rendered_pages_frozen
+
+    page = ["rendered page"]
+    with pytest.raises(RuntimeError), rendered_pages_frozen():
+        assert gc.get_freeze_count() > 0
+        assert page
+        raise RuntimeError("service down")
+    assert gc.get_freeze_count() == 0
