@@ -139,6 +139,7 @@ class Resolver:
         formats = await self.catalog.formats() if needs_formats else None
 
         variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
+        cached: dict[tuple[int, int, Crop | None], Stored] = {}  # the warm path: no future
         pending: list[tuple[list[Shortcode], File, int, Crop | None]] = []
         for group in groups.values():
             file = files.get(group[0].file_id)
@@ -165,13 +166,11 @@ class Resolver:
 
             for _group, file, format_id, crop in pending:
                 key = (file.id, format_id, crop)
-                if key not in variants:
+                if key not in variants and key not in cached:
                     stored = self.assets.cached(file, format_id, crop)
                     if stored is not None:  # warm path: no task, no client
                         self.assets.hits += 1
-                        fut: asyncio.Future[Stored] = asyncio.get_running_loop().create_future()
-                        fut.set_result(stored)
-                        variants[key] = fut
+                        cached[key] = stored
                     else:
                         variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
             await asyncio.gather(*variants.values(), return_exceptions=True)
@@ -182,12 +181,12 @@ class Resolver:
                 result.outcomes.update(dict.fromkeys(group, Verified(file)))
                 continue
             key = (file.id, format_id, crop)
-            fut = variants[key]
-            exc = fut.exception()
+            fut = variants.get(key)
+            exc = None if fut is None else fut.exception()
             if exc is None:
                 image = images.get(key)
                 if image is None:
-                    stored = fut.result()
+                    stored = cached[key] if fut is None else fut.result()
                     name = published_name(file, format_id, crop, stored)
                     image = images[key] = ImageOutcome(file, stored, name)
                 result.outcomes.update(dict.fromkeys(group, image))

@@ -21,7 +21,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 from .errors import Problem
@@ -112,7 +112,7 @@ class Shortcode:
                 return v
         return default
 
-    @property
+    @cached_property  # asked several times for each of a site's thousands of shortcodes
     def crop(self) -> Crop | None:
         """The custom crop (format -1) when any crop key is present."""
         values = dict(self.options)
