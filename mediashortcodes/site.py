@@ -395,12 +395,13 @@ class SiteBuilder:
     @cyclic_gc_paused()
     def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:
         entries = []
+        # Each shortcode once, not once per page that uses it (a layout's are on every page).
+        file_ids = [
+            None if isinstance(resolution.outcomes.get(sc), Failure) else sc.file_id
+            for sc in self.deferred.shortcodes
+        ]
         for page in rendered:
-            ids = {
-                self.deferred.shortcodes[i].file_id
-                for i in page.used
-                if not isinstance(resolution.outcomes.get(self.deferred.shortcodes[i]), Failure)
-            }
+            ids = {file_id for i in page.used if (file_id := file_ids[i]) is not None}
             entries.append(
                 (page_url(self.config.site.base_url, page.source.url_path), page.source.title, ids)
             )
