@@ -14,6 +14,7 @@ import re
 import shutil
 import unicodedata
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,8 +43,14 @@ def slug(text: str, limit: int = 40) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-")
 
 
+# A file's variants share its name's stem: worked out once per name, not per variant.
+@lru_cache(maxsize=4096)
+def _stem(filename: str) -> str:
+    return slug(Path(filename).stem) or "file"
+
+
 def published_name(file: File, format_id: int, crop: Crop | None, stored: Stored) -> str:
-    stem = slug(Path(file.filename or file.name).stem) or "file"
+    stem = _stem(file.filename or file.name)
     label = variant_label(format_id, crop)
     return f"{stem}-{file.id}-{label}-{stored.sha256[:10]}.{stored.ext}"
 
