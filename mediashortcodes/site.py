@@ -155,9 +155,8 @@ class DeferredRenderer:
         self.used = set()
 
     def render(self, shortcode: Shortcode) -> str:
-        index = self._index.get(shortcode)
-        if index is None:
-            index = self._index[shortcode] = len(self.shortcodes)
+        index = self._index.setdefault(shortcode, len(self.shortcodes))  # hashed once
+        if index == len(self.shortcodes):
             self.shortcodes.append(shortcode)
         self.used.add(index)
         return f"\ue000{index}\ue001"
