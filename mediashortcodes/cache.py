@@ -243,8 +243,9 @@ class MediaCache:
         return Path(self.blob_file(stored))
 
     def blob_file(self, stored: Stored) -> str:
-        """The blob's path as text: pathlib costs more than the lookup on a warm build."""
-        return os.path.join(self._blobs, stored.sha256[:2], stored.blob_name)
+        """The blob's path as text: pathlib (or even os.path.join) costs more than the lookup
+        on a warm build, which asks for every variant's blob."""
+        return f"{self._blobs}{os.sep}{stored.sha256[:2]}{os.sep}{stored.sha256}.{stored.ext}"
 
     # -- maintenance ----------------------------------------------------------------------
 
