@@ -105,6 +105,21 @@ class Shortcode:
     location: Location
     source: str
 
+    def __hash__(self) -> int:
+        # A build keys dicts by shortcode at every phase (tens of thousands of lookups): the
+        # hash of all fields is worked out once. It is not pickled (see __getstate__).
+        try:
+            return self.__dict__["_hash"]  # type: ignore[no-any-return]
+        except KeyError:
+            fields = (self.name, self.file_id, self.format, self.options, self.location)
+            value = hash((*fields, self.source))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __getstate__(self) -> dict[str, object]:
+        # The hash of text differs between processes: an unpickled copy works it out again.
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     def option(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``; ``""`` (e.g. a decorative ``alt=""``) differs from absent."""
         for k, v in self.options:
