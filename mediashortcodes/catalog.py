@@ -112,8 +112,11 @@ class Catalog:
                 while queue and len(running) < self.jobs:
                     running.add(asyncio.create_task(list_folder(queue.pop(0))))
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    task.result()
+                # Read every finished task's outcome before raising the first failure, so
+                # none is left with an exception nobody retrieved.
+                errors = [exc for task in done if (exc := task.exception()) is not None]
+                if errors:
+                    raise errors[0]
         finally:
             for task in running:
                 task.cancel()

@@ -120,3 +120,20 @@ async def test_formats_are_cached(cache) -> None:
     assert [f.name for f in await catalog_for(service, cache).formats()] == ["thumb"]
     await catalog_for(service, cache).formats()
     assert service.calls == ["formats"]
+
+
+async def test_several_failing_listings_raise_one_error_and_leave_none_unretrieved(
+    cache, caplog
+) -> None:
+    import gc
+
+    service = FakeService({n: [n * 10] for n in range(1, 9)})
+
+    async def failing(folder_id: int) -> list[File]:
+        raise ServiceUnreachableError("connection refused")
+
+    service.files = failing  # type: ignore[method-assign]
+    with pytest.raises(ServiceUnreachableError):
+        await catalog_for(service, cache).files([999])
+    gc.collect()
+    assert "never retrieved" not in caplog.text
