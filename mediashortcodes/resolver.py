@@ -148,6 +148,7 @@ class Resolver:
                 outcome = self._gdpr(group, file, result) or outcome
             if isinstance(outcome, tuple):
                 file, format_id, crop = outcome
+                self._alt_text(group, file, result)
                 pending.append((group, file, format_id, crop))
             else:
                 result.outcomes.update(dict.fromkeys(group, outcome))
@@ -230,6 +231,16 @@ class Resolver:
                 format_id += f" (set by [images] default_format in {self.config.source})"
             return Failure(format_id)
         return (file, format_id, None)
+
+    def _alt_text(self, group: list[Shortcode], file: File, result: Resolution) -> None:
+        """Warn about an image that has no alt text anywhere: it would be published as
+        decorative (alt=""), which is more often an oversight than a choice."""
+        if group[0].option("alt") is None and not file.alttext.strip():
+            message = (
+                f"file {file.id} ({file.name!r}) has no alt text in the service; write "
+                'alt="..." in the shortcode (or alt="" if the image is decorative)'
+            )
+            result.warnings.extend((sc, message) for sc in group)
 
     def _gdpr(self, group: list[Shortcode], file: File, result: Resolution) -> Failure | None:
         """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"

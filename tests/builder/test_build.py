@@ -207,3 +207,12 @@ def test_an_unknown_default_format_names_the_setting(make_site) -> None:
     (problem,) = [p for p in raised.value.problems if p.path.endswith("plain.md")]
     assert problem.message.startswith("unknown format 'huge'")
     assert problem.message.endswith(f"(set by [images] default_format in {config})")
+
+
+def test_an_image_without_alt_text_anywhere_is_warned_about_at_its_place(make_site) -> None:
+    page = 'Moss: <% media_image 105 small %>\n\n<% media_image 105 thumb alt="" %>\n'
+    site = make_site({"content/moss.md": page})
+    result = build(site)
+    about_moss = [w for w in result.warnings if "file 105" in w]
+    assert len(about_moss) == 1, result.warnings
+    assert "moss.md:1:7: warning:" in about_moss[0] and 'alt=""' in about_moss[0]
