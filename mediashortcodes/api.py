@@ -303,6 +303,13 @@ class _Base:
         self._timeout = httpx.Timeout(timeout)
         self._limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
         self._headers = {"User-Agent": USER_AGENT}
+        # The same settings for the API pool and the download pool, sync or async.
+        self._pool_options: dict[str, Any] = {
+            "timeout": self._timeout,
+            "limits": self._limits,
+            "headers": self._headers,
+            "follow_redirects": False,
+        }
         self._tokens_seen: set[str] = set()
         self.stats = RequestStats()
         self._stats_lock = threading.Lock()  # the sync client may be shared by threads
@@ -389,14 +396,10 @@ class AsyncClient(_Base):
         )
         self._sleep = sleep or asyncio.sleep
         self._tokens = AsyncTokenManager(self._fetch_token, self._clock, token_margin)
-        common: dict[str, Any] = {
-            "timeout": self._timeout,
-            "limits": self._limits,
-            "headers": self._headers,
-            "follow_redirects": False,
-        }
-        self._http = httpx.AsyncClient(transport=transport, **common)
-        self._downloads = httpx.AsyncClient(transport=download_transport or transport, **common)
+        self._http = httpx.AsyncClient(transport=transport, **self._pool_options)
+        self._downloads = httpx.AsyncClient(
+            transport=download_transport or transport, **self._pool_options
+        )
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -549,14 +552,10 @@ class Client(_Base):
         )
         self._sleep = sleep or time.sleep
         self._tokens = TokenManager(self._fetch_token, self._clock, token_margin)
-        common: dict[str, Any] = {
-            "timeout": self._timeout,
-            "limits": self._limits,
-            "headers": self._headers,
-            "follow_redirects": False,
-        }
-        self._http = httpx.Client(transport=transport, **common)
-        self._downloads = httpx.Client(transport=download_transport or transport, **common)
+        self._http = httpx.Client(transport=transport, **self._pool_options)
+        self._downloads = httpx.Client(
+            transport=download_transport or transport, **self._pool_options
+        )
 
     def __enter__(self) -> Client:
         return self
