@@ -23,9 +23,11 @@ shortcode-heavy site more than all the rest of the plugin (profiled on the bench
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -46,6 +48,7 @@ from .shortcodes import (
     find_end,
     is_opening,
     parse_one,
+    simple_shortcode,
     unterminated,
 )
 
@@ -94,6 +97,9 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     ) -> str:
         token = tokens[idx]
         chosen = renderer_for(env)
+        shortcode = token.meta.get("shortcode")
+        if chosen is not None and shortcode is not None:
+            return chosen.render(shortcode) + "\n"
         found = token.meta.get("found")
         if chosen is None or found is None:
             return f"<p>{escapeHtml(token.content)}</p>\n"
@@ -166,6 +172,11 @@ def _shortcode_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+# A line that is one shortcode, closed by the first "%>", with nothing but blanks after it:
+# what is_opening and find_end accept, in one match (the rule's commonest case).
+_LONE_LINE = re.compile(r"<%(?:[^\S\n]|[^\W\d])(?:(?!<%|%>)[^\n])*%>[ \t]*(?=\n|\Z)")
+
+
 def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """Claim a top-level line that is one complete shortcode followed by a blank line.
 
@@ -176,14 +187,21 @@ def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         return False
     src = state.src
     pos = state.bMarks[start] + state.tShift[start]
-    if not src.startswith("<%", pos) or not is_opening(src, pos, escapable=False):
+    if not src.startswith("<%", pos):
         return False
     if start + 1 < end and not state.isEmpty(start + 1):
         return False
     line_end = state.eMarks[start]
-    stop = find_end(src, pos, line_end)
-    if stop is None or src[stop:line_end].strip():
-        return False
+    match = _LONE_LINE.match(src, pos, line_end)
+    if match is not None:
+        stop = src.rindex("%>", pos, match.end()) + 2
+    else:
+        if not is_opening(src, pos, escapable=False):
+            return False
+        found_stop = find_end(src, pos, line_end)
+        if found_stop is None or src[found_stop:line_end].strip():
+            return False
+        stop = found_stop
     if not silent:
         token = state.push(BLOCK_TOKEN, "", 0)
         token.content = src[pos:stop]
@@ -203,7 +221,7 @@ def _collect(state: StateCore) -> None:
     data["shortcodes"], data["problems"] = shortcodes, problems
     if "<%" not in state.src:
         return
-    lines = _SourceLines(state.src.split("\n"), start_line)
+    lines = _SourceLines(state.src, start_line)
     in_paragraphs = False  # a shortcode in an inline token; lone lines are block tokens
     for token in state.tokens:
         if token.type == "inline" and token.children:
@@ -221,7 +239,13 @@ def _collect(state: StateCore) -> None:
                 child.meta["found"] = found
                 _record(found, shortcodes, problems)
         elif token.type == BLOCK_TOKEN and token.map:
-            found = _parse_block(token, path, start_line + token.map[0])
+            line, col = start_line + token.map[0], token.meta["col"] + 1
+            shortcode = simple_shortcode(token.content, path, line, col)
+            if shortcode is not None:  # the commonest case, without the general parser's Found
+                token.meta["shortcode"] = shortcode
+                shortcodes.append(shortcode)
+                continue
+            found = _parse_block(token, path, line)
             token.meta["found"] = found
             _record(found, shortcodes, problems)
         elif token.type == "html_block" and "<%" in token.content:
@@ -298,10 +322,14 @@ def _only_shortcodes(children: list[Token]) -> bool:
 class _SourceLines:
     """The document's lines, and how far inline tokens already reached on each line."""
 
-    def __init__(self, lines: list[str], start_line: int) -> None:
-        self.lines = lines
+    def __init__(self, src: str, start_line: int) -> None:
+        self.src = src
         self.start_line = start_line
         self.cursors: dict[int, int] = {}
+
+    @cached_property  # only for shortcodes inside paragraphs and HTML: most pages have none
+    def lines(self) -> list[str]:
+        return self.src.split("\n")
 
     def locator(self, token: Token) -> _Locator:
         return _Locator(self, token)

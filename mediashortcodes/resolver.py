@@ -127,9 +127,14 @@ class Resolver:
         result = Resolution()
         # Shortcodes that differ only in their location get the same answer: the work is
         # done once per meaning, for the group of its places (a site repeats shortcodes).
-        groups: dict[tuple[object, ...], list[Shortcode]] = {}
+        # Places are grouped by their text first (its hash is cached): the same text always
+        # has the same meaning, and a site has far fewer texts than places.
+        by_text: dict[str, list[Shortcode]] = {}
         for sc in codes:
-            groups.setdefault(meaning(sc), []).append(sc)
+            by_text.setdefault(sc.source, []).append(sc)
+        groups: dict[tuple[object, ...], list[Shortcode]] = {}
+        for places in by_text.values():
+            groups.setdefault(meaning(places[0]), []).extend(places)
         firsts = [group[0] for group in groups.values()]
         files = await self.catalog.files(sc.file_id for sc in firsts)
         needs_formats = any(

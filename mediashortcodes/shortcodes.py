@@ -47,6 +47,7 @@ __all__ = [
     "parse_one",
     "quote",
     "scan",
+    "simple_shortcode",
     "unescape_literal",
     "unterminated",
 ]
@@ -108,11 +109,12 @@ class Shortcode:
     def __hash__(self) -> int:
         # A build keys dicts by shortcode at every phase (tens of thousands of lookups): the
         # hash of all fields is worked out once. It is not pickled (see __getstate__).
+        # Equal shortcodes have the same text and place, whose strings cache their own hashes.
         try:
             return self.__dict__["_hash"]  # type: ignore[no-any-return]
         except KeyError:
-            fields = (self.name, self.file_id, self.format, self.options, self.location)
-            value = hash((*fields, self.source))
+            loc = self.location
+            value = hash((self.source, loc.path, loc.line, loc.col))
             object.__setattr__(self, "_hash", value)
             return value
 
@@ -371,8 +373,18 @@ def _parse_simple(source: str, path: str, locate: Locate, start: int) -> Found |
     return Found(start, start + len(source), source, shortcode, ())
 
 
-# Sites repeat the same shortcode text on many pages: its parts are worked out once.
-@lru_cache(maxsize=4096)
+def simple_shortcode(source: str, path: str, line: int, col: int) -> Shortcode | None:
+    """The shortcode ``source`` at ``path:line:col`` when it is a common, valid one; else None
+    (then :func:`parse_one` says what it is, with every problem positioned)."""
+    parts = _simple_parts(source)
+    if parts is None:
+        return None
+    return Shortcode(*parts, Location(path, line, col), source)
+
+
+# Sites repeat the same shortcode text on many pages: its parts are worked out once. A large
+# site has over 10,000 different texts; an entry is a few hundred bytes.
+@lru_cache(maxsize=65536)
 def _simple_parts(source: str) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]] | None:
     match = _SIMPLE.match(source)
     if match is None:

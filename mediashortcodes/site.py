@@ -51,7 +51,6 @@ from .resolver import (
     Resolver,
     VideoOutcome,
     lazy_client,
-    meaning,
 )
 from .service import embed_urls
 from .shortcodes import Shortcode
@@ -147,7 +146,7 @@ class DeferredRenderer:
 
     def __init__(self) -> None:
         self.shortcodes: list[Shortcode] = []
-        self._index: dict[Shortcode, int] = {}
+        self._index: dict[int, int] = {}
         self.problems: list[Problem] = []
         self.used: set[int] = set()
 
@@ -155,7 +154,10 @@ class DeferredRenderer:
         self.used = set()
 
     def render(self, shortcode: Shortcode) -> str:
-        index = self._index.setdefault(shortcode, len(self.shortcodes))  # hashed once
+        # By identity: every place in Markdown is a new shortcode, and a layout's is one object
+        # rendered on every page (hashing each would cost more than the rest of this).
+        # The list keeps each object alive, so no identity is reused.
+        index = self._index.setdefault(id(shortcode), len(self.shortcodes))
         if index == len(self.shortcodes):
             self.shortcodes.append(shortcode)
         self.used.add(index)
@@ -370,7 +372,8 @@ class SiteBuilder:
         for sc in self.deferred.shortcodes:
             outcome = resolution.outcomes.get(sc)
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
-                key = (meaning(sc), getattr(outcome, "name", ""))  # name: the image variant
+                # The same text means the same thing (the parser round-trips); name: the variant.
+                key = (sc.source, getattr(outcome, "name", ""))
                 if key in done:
                     html.append(done[key])
                     continue
