@@ -1,22 +1,27 @@
 """HTML for resolved shortcodes: images, figures, both video embeds and placeholders.
 
 Pure: the caller has already resolved the file (and published the image); this module only
-turns that into markup through Jinja templates that a site can override by name. Every value
-from the service or the author is untrusted: templates autoescape, script values pass through
-``tojson``, and a mediaId must match a strict pattern before it reaches a URL or a script.
+turns that into markup through Jinja templates that a site can override by name. The bundled
+image, figure and iframe templates, which a site renders thousands of times, are rendered by
+equivalent Python unless the site overrides them; Jinja is only set up when a template needs it.
+Every value from the service or the author is untrusted: templates (and their Python twins)
+escape, script values pass through ``tojson``, and a mediaId must match a strict pattern before
+it reaches a URL or a script.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 from jinja2 import meta
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from . import records
 from .config import Config, VideoConfig
@@ -119,7 +124,11 @@ def element_id(shortcode: Shortcode) -> str:
 
 
 class Renderer:
-    """Renders resolved shortcodes with the site's templates first, then the defaults."""
+    """Renders resolved shortcodes with the site's templates first, then the defaults.
+
+    The Jinja environment is made on first need: a site that overrides no template and has no
+    script embed or placeholder renders without compiling or parsing any template.
+    """
 
     def __init__(
         self,
@@ -133,11 +142,18 @@ class Renderer:
         self.player_url = _checked_url(player_url, "player_url")
         self.static_url = _checked_url(static_url, "static_url")
         self.site_templates = site_templates
+        self._default_templates = default_templates_dir()  # a broken install fails here, as ever
+        self._overridden: dict[str, bool] = {}
+        self._seeing: dict[str, bool] = {}
+
+    @cached_property
+    def environment(self) -> jinja2.Environment:
+        """The site's templates first, then the defaults; made when a template is first needed."""
         loaders: list[jinja2.BaseLoader] = []
-        if site_templates is not None:
-            loaders.append(jinja2.FileSystemLoader(site_templates))
-        loaders.append(jinja2.FileSystemLoader(default_templates_dir()))
-        self.environment = jinja2.Environment(
+        if self.site_templates is not None:
+            loaders.append(jinja2.FileSystemLoader(self.site_templates))
+        loaders.append(jinja2.FileSystemLoader(self._default_templates))
+        return jinja2.Environment(
             loader=jinja2.ChoiceLoader(loaders),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
@@ -145,7 +161,6 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=False,
         )
-        self._seeing: dict[str, bool] = {}
 
     @classmethod
     def from_config(cls, config: Config) -> Renderer:
@@ -252,6 +267,8 @@ class Renderer:
         return bool(names) and not any(self._sees_shortcode(name) for name in names)
 
     def _sees_shortcode(self, name: str) -> bool:
+        if name in _BUNDLED and not self._overrides(name):
+            return False  # the bundled image, figure and iframe see no shortcode, include nothing
         if name not in self._seeing:
             try:
                 source, _, _ = self.environment.loader.get_source(  # type: ignore[union-attr]
@@ -275,7 +292,23 @@ class Renderer:
             )
         return value
 
+    def _overrides(self, name: str) -> bool:
+        """Whether the site has its own template of this name.
+
+        Looked up when the name is first needed, as Jinja loads a template once; an override's
+        later edits still reach Jinja, which reloads it.
+        """
+        overridden = self._overridden.get(name)
+        if overridden is None:
+            site = self.site_templates
+            overridden = self._overridden[name] = site is not None and (site / name).is_file()
+        return overridden
+
     def _render(self, name: str, context: dict[str, Any]) -> Markup:
+        bundled = _BUNDLED.get(name)
+        if bundled is not None and not self._overrides(name):
+            # Starts with "<" and ends with ">": the strip below would change nothing.
+            return Markup(bundled(**context))
         try:
             template = self.environment.get_template(name)
             html = template.render(context)
@@ -286,6 +319,59 @@ class Renderer:
         except jinja2.TemplateError as exc:
             raise ConfigError(f"template {name}: {exc}; fix the template") from None
         return Markup(html.strip())
+
+
+# The bundled templates, rendered without Jinja: a site renders thousands, and each Jinja
+# rendering costs a context and a template lookup (the first also a compile). Each function
+# yields exactly what its template yields under autoescape (markupsafe.escape of every value,
+# Python truthiness for the ifs); a hypothesis test holds them to the templates.
+
+
+def _image_html(
+    *,
+    src: object,
+    alt: object,
+    width: object,
+    height: object,
+    loading: object,
+    css_class: object,
+    title: object,
+    **_: object,
+) -> str:
+    """media_image.html."""
+    html = (
+        f'<img src="{escape(src)}" alt="{escape(alt)}" width="{escape(width)}" '
+        f'height="{escape(height)}" loading="{escape(loading)}" decoding="async"'
+    )
+    if css_class:
+        html += f' class="{escape(css_class)}"'
+    if title:
+        html += f' title="{escape(title)}"'
+    return html + ">"
+
+
+def _figure_html(*, img: object, caption: object, css_class: object, **_: object) -> str:
+    """media_figure.html."""
+    attributes = f' class="{escape(css_class)}"' if css_class else ""
+    return f"<figure{attributes}>{escape(img)}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def _iframe_html(*, title: object, src: object, **_: object) -> str:
+    """media_video_iframe.html."""
+    return (
+        '<div style="position:relative;overflow:hidden;width:100%;padding-top:56.25%">'
+        f'<iframe title="{escape(title)}" src="{escape(src)}" frameborder="0" '
+        'allowfullscreen="true" allow="autoplay;encrypted-media;picture-in-picture" '
+        'style="position:absolute;top:0;left:0;bottom:0;right:0;width:100%;height:100%">'
+        "</iframe></div>"
+    )
+
+
+_BUNDLED: dict[str, Callable[..., str]] = {
+    IMAGE_TEMPLATE: _image_html,
+    FIGURE_TEMPLATE: _figure_html,
+    IFRAME_TEMPLATE: _iframe_html,
+}
 
 
 def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:
