@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .assets import Assets, published_name
@@ -63,10 +64,23 @@ Outcome = ImageOutcome | VideoOutcome | Verified | Failure
 
 @dataclass
 class Resolution:
-    outcomes: dict[Shortcode, Outcome] = field(default_factory=dict)
+    """The outcome of each place given to :meth:`Resolver.resolve`, in the same order."""
+
+    places: list[Shortcode] = field(default_factory=list)
+    results: list[Outcome] = field(default_factory=list)
     warnings: list[tuple[Shortcode, str]] = field(default_factory=list)
     downloads: int = 0
     cache_hits: int = 0
+
+    @cached_property
+    def outcomes(self) -> dict[Shortcode, Outcome]:
+        """Each shortcode's outcome by the shortcode (the builder, with tens of thousands of
+        places, reads ``results`` in order instead of hashing each one)."""
+        return dict(self.pairs())
+
+    def pairs(self) -> Iterator[tuple[Shortcode, Outcome]]:
+        """Each place with its outcome, in order."""
+        return zip(self.places, self.results, strict=True)
 
 
 def meaning(sc: Shortcode) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]]:
@@ -123,19 +137,20 @@ class Resolver:
         self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
 
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
-        codes = list(dict.fromkeys(shortcodes))
-        result = Resolution()
-        # Shortcodes that differ only in their location get the same answer: the work is
-        # done once per meaning, for the group of its places (a site repeats shortcodes).
-        # Places are grouped by their text first (its hash is cached): the same text always
-        # has the same meaning, and a site has far fewer texts than places.
-        by_text: dict[str, list[Shortcode]] = {}
-        for sc in codes:
-            by_text.setdefault(sc.source, []).append(sc)
-        groups: dict[tuple[object, ...], list[Shortcode]] = {}
+        codes = list(shortcodes)
+        results: list[Outcome | None] = [None] * len(codes)
+        result = Resolution(codes)
+        # Places that differ only in their location get the same answer: the work is done
+        # once per meaning, for the group of its places (a site repeats shortcodes). Places
+        # are grouped by their text first, whose hash is cached: the same text always means
+        # the same (parsing round-trips), and a site has far fewer texts than places.
+        by_text: dict[str, list[int]] = {}
+        for i, sc in enumerate(codes):
+            by_text.setdefault(sc.source, []).append(i)
+        groups: dict[tuple[object, ...], list[int]] = {}
         for places in by_text.values():
-            groups.setdefault(meaning(places[0]), []).extend(places)
-        firsts = [group[0] for group in groups.values()]
+            groups.setdefault(meaning(codes[places[0]]), []).extend(places)
+        firsts = [codes[group[0]] for group in groups.values()]
         files = await self.catalog.files(sc.file_id for sc in firsts)
         needs_formats = any(
             sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
@@ -145,23 +160,24 @@ class Resolver:
 
         variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
         cached: dict[tuple[int, int, Crop | None], Stored] = {}  # the warm path: no future
-        pending: list[tuple[list[Shortcode], File, int, Crop | None]] = []
-        for group in groups.values():
-            file = files.get(group[0].file_id)
-            outcome = self._check(group[0], file, formats)
+        pending: list[tuple[list[int], File, int, Crop | None]] = []
+        for group, first in zip(groups.values(), firsts, strict=True):
+            file = files.get(first.file_id)
+            outcome = self._check(first, file, formats)
             if file is not None and not isinstance(outcome, Failure):
-                outcome = self._gdpr(group, file, result) or outcome
+                outcome = self._gdpr(group, codes, file, result) or outcome
             if isinstance(outcome, tuple):
                 file, format_id, crop = outcome
-                self._alt_text(group, file, result)
+                self._alt_text(group, codes, file, result)
                 pending.append((group, file, format_id, crop))
             else:
-                result.outcomes.update(dict.fromkeys(group, outcome))
+                for i in group:
+                    results[i] = outcome
                 if not isinstance(outcome, Failure):
                     self.progress(len(group))
         if result.warnings:  # in the order of the pages, not of the groups
-            order = {sc: i for i, sc in enumerate(codes)}
-            result.warnings.sort(key=lambda warning: order[warning[0]])
+            order = {id(sc): i for i, sc in enumerate(codes)}
+            result.warnings.sort(key=lambda warning: order[id(warning[0])])
 
         if not self.verify_only:
             semaphore = asyncio.Semaphore(self.jobs)
@@ -183,24 +199,28 @@ class Resolver:
 
         images: dict[tuple[int, int, Crop | None], ImageOutcome] = {}
         for group, file, format_id, crop in pending:
+            outcome: Outcome
             if self.verify_only:
-                result.outcomes.update(dict.fromkeys(group, Verified(file)))
-                continue
-            key = (file.id, format_id, crop)
-            fut = variants.get(key)
-            exc = None if fut is None else fut.exception()
-            if exc is None:
-                image = images.get(key)
-                if image is None:
-                    stored = cached[key] if fut is None else fut.result()
-                    name = published_name(file, format_id, crop, stored)
-                    image = images[key] = ImageOutcome(file, stored, name)
-                result.outcomes.update(dict.fromkeys(group, image))
-                self.progress(len(group))
-            elif isinstance(exc, MediaShortcodesError):
-                result.outcomes.update(dict.fromkeys(group, Failure(f"file {file.id}: {exc}", exc)))
+                outcome = Verified(file)
             else:
-                raise exc
+                key = (file.id, format_id, crop)
+                fut = variants.get(key)
+                exc = None if fut is None else fut.exception()
+                if exc is None:
+                    image = images.get(key)
+                    if image is None:
+                        stored = cached[key] if fut is None else fut.result()
+                        name = published_name(file, format_id, crop, stored)
+                        image = images[key] = ImageOutcome(file, stored, name)
+                    outcome = image
+                    self.progress(len(group))
+                elif isinstance(exc, MediaShortcodesError):
+                    outcome = Failure(f"file {file.id}: {exc}", exc)
+                else:
+                    raise exc
+            for i in group:
+                results[i] = outcome
+        result.results = [Failure("not resolved") if o is None else o for o in results]
         result.downloads = self.assets.downloads
         result.cache_hits = self.assets.hits
         return result
@@ -237,17 +257,21 @@ class Resolver:
             return Failure(format_id)
         return (file, format_id, None)
 
-    def _alt_text(self, group: list[Shortcode], file: File, result: Resolution) -> None:
+    def _alt_text(
+        self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
+    ) -> None:
         """Warn about an image that has no alt text anywhere: it would be published as
         decorative (alt=""), which is more often an oversight than a choice."""
-        if group[0].option("alt") is None and not file.alttext.strip():
+        if codes[group[0]].option("alt") is None and not file.alttext.strip():
             message = (
                 f"file {file.id} ({file.name!r}) has no alt text in the service; write "
                 'alt="..." in the shortcode (or alt="" if the image is decorative)'
             )
-            result.warnings.extend((sc, message) for sc in group)
+            result.warnings.extend((codes[i], message) for i in group)
 
-    def _gdpr(self, group: list[Shortcode], file: File, result: Resolution) -> Failure | None:
+    def _gdpr(
+        self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
+    ) -> Failure | None:
         """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"
         for each place of the shortcode."""
         policy = self.config.images.gdpr
@@ -259,7 +283,7 @@ class Resolver:
         )
         if policy == "fail":
             return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
-        result.warnings.extend((sc, message) for sc in group)
+        result.warnings.extend((codes[i], message) for i in group)
         return None
 
 

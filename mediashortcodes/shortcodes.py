@@ -21,7 +21,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Protocol
 
 from .errors import Problem
@@ -120,7 +120,7 @@ class Shortcode:
 
     def __getstate__(self) -> dict[str, object]:
         # The hash of text differs between processes: an unpickled copy works it out again.
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_crop")}
 
     def option(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``; ``""`` (e.g. a decorative ``alt=""``) differs from absent."""
@@ -129,9 +129,19 @@ class Shortcode:
                 return v
         return default
 
-    @cached_property  # asked several times for each of a site's thousands of shortcodes
+    @property
     def crop(self) -> Crop | None:
         """The custom crop (format -1) when any crop key is present."""
+        # Asked several times for each of a site's thousands of shortcodes: worked out once,
+        # kept like the hash (functools.cached_property takes a lock on every first read).
+        try:
+            return self.__dict__["_crop"]  # type: ignore[no-any-return]
+        except KeyError:
+            crop = self._crop()
+            object.__setattr__(self, "_crop", crop)
+            return crop
+
+    def _crop(self) -> Crop | None:
         values = dict(self.options)
         if not any(k in values for k in CROP_KEYS):
             return None

@@ -324,7 +324,8 @@ class SiteBuilder:
             self._warnings.append(
                 f"{sc.location.path}:{sc.location.line}:{sc.location.col}: warning: {message}"
             )
-        failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
+        places = list(resolution.pairs())
+        failures = [(sc, o) for sc, o in places if isinstance(o, Failure)]
         for _sc, failure in failures:
             if isinstance(failure.cause, OUTAGES):
                 raise failure.cause
@@ -344,7 +345,7 @@ class SiteBuilder:
         renderer.environment.auto_reload = False
         html_by_index, render_problems = self._final_html(resolution, renderer)
         problems += render_problems
-        resolved = [sc for sc, o in resolution.outcomes.items() if not isinstance(o, Failure)]
+        resolved = [sc for sc, o in places if not isinstance(o, Failure)]
         result.images = sum(sc.name == "media_image" for sc in resolved)
         result.videos = len(resolved) - result.images
         result.warnings = self._warnings
@@ -369,8 +370,7 @@ class SiteBuilder:
         problems: list[Problem] = []
         # A site repeats shortcodes: each is rendered once unless its place can show.
         done: dict[tuple[Any, ...], str] = {}
-        for sc in self.deferred.shortcodes:
-            outcome = resolution.outcomes.get(sc)
+        for sc, outcome in resolution.pairs():
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
                 # The same text means the same thing (the parser round-trips); name: the variant.
                 key = (sc.source, getattr(outcome, "name", ""))
@@ -399,8 +399,8 @@ class SiteBuilder:
         entries = []
         # Each shortcode once, not once per page that uses it (a layout's are on every page).
         file_ids = [
-            None if isinstance(resolution.outcomes.get(sc), Failure) else sc.file_id
-            for sc in self.deferred.shortcodes
+            None if isinstance(outcome, Failure) else sc.file_id
+            for sc, outcome in resolution.pairs()
         ]
         for page in rendered:
             ids = {file_id for i in page.used if (file_id := file_ids[i]) is not None}
@@ -431,9 +431,7 @@ class SiteBuilder:
                 shutil.copytree(static_dir, staging)
             staging.mkdir(parents=True, exist_ok=True)
             media = staging / self.config.site.media_dir
-            images = {
-                o.name: o for o in resolution.outcomes.values() if isinstance(o, ImageOutcome)
-            }
+            images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
             for name, outcome in images.items():  # once per variant, not per shortcode
                 publish(self.cache, outcome.stored, media / name)
 
