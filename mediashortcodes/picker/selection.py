@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import Crop, File, Format
-from .shortcode_text import CLOSE, format_token, image_shortcode, video_shortcode
+from .shortcode_text import CLOSE, OPEN, format_token, image_shortcode, video_shortcode
 
 EMBEDS = ("iframe", "script")
 MAX_SIDE = 20000  # larger outputs are a typo, not a web image
@@ -62,6 +62,8 @@ def _alt(requested: Any, file: File) -> str | None:
         return None
     if CLOSE in text:
         raise SelectionError(f"alt text cannot hold {CLOSE!r}: it would end the shortcode")
+    if OPEN in text:
+        raise SelectionError(f"alt text cannot hold {OPEN!r}: a shortcode cannot hold another")
     return text
 
 

@@ -15,6 +15,7 @@ from ..resolver import format_id_for, names_a_format
 
 _BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
 CLOSE = "%>"  # ends a shortcode wherever it appears, even inside quotes
+OPEN = "<%"  # a shortcode cannot hold another's opening, even inside quotes
 
 
 def quote(value: str) -> str:
@@ -32,7 +33,7 @@ def format_token(chosen: Format, formats: Sequence[Format]) -> str:
     formats share or one holding ``%>`` would not come back, so those get the id.
     """
     name = chosen.name
-    readable = bool(name) and CLOSE not in name and names_a_format(name)
+    readable = bool(name) and CLOSE not in name and OPEN not in name and names_a_format(name)
     if readable and format_id_for(name, list(formats)) == chosen.id and _unique(name, formats):
         return quote(name)
     return str(chosen.id)

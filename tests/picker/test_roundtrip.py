@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mediashortcodes.picker.selection import shortcode_for
-from mediashortcodes.picker.shortcode_text import CLOSE
+from mediashortcodes.picker.shortcode_text import CLOSE, OPEN
 from mediashortcodes.records import Crop, File, FileType, Format
 from mediashortcodes.resolver import format_id_for
 from mediashortcodes.shortcodes import parse
@@ -15,7 +15,7 @@ IMAGE = File(id=10, alttext="A tall tree", type=FileType(type="image"))
 VIDEO = File(id=20, media_id="m20", type=FileType(type="video"))
 
 alt_texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40).filter(
-    lambda s: CLOSE not in " ".join(s.split())
+    lambda s: CLOSE not in (one_line := " ".join(s.split())) and OPEN not in one_line
 )
 
 

@@ -76,3 +76,8 @@ def test_the_services_own_alt_text_needs_no_quoting_at_all() -> None:
 def test_a_crop_locked_to_a_format_asks_for_exactly_its_size() -> None:
     request = {"format": "custom", "crop": {**CROP, "stretch": True}}
     assert shortcode_for(request, IMAGE, FORMATS).endswith("y1=0 y2=225 stretch=1 %>")
+
+
+def test_an_alt_text_that_would_open_another_shortcode_is_refused() -> None:
+    with pytest.raises(SelectionError, match="cannot hold '<%'"):
+        shortcode_for({"alt": "a <% b"}, IMAGE, FORMATS)
