@@ -43,6 +43,10 @@ def slug(text: str, limit: int = 40) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-")
 
 
+# Thousands of variants share a few formats and crops.
+_label = lru_cache(maxsize=4096)(variant_label)
+
+
 # A file's variants share its name's stem: worked out once per name, not per variant.
 @lru_cache(maxsize=4096)
 def _stem(filename: str) -> str:
@@ -51,7 +55,7 @@ def _stem(filename: str) -> str:
 
 def published_name(file: File, format_id: int, crop: Crop | None, stored: Stored) -> str:
     stem = _stem(file.filename or file.name)
-    label = variant_label(format_id, crop)
+    label = _label(format_id, crop)
     return f"{stem}-{file.id}-{label}-{stored.sha256[:10]}.{stored.ext}"
 
 

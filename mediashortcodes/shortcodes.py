@@ -142,24 +142,7 @@ class Shortcode:
             return crop
 
     def _crop(self) -> Crop | None:
-        values = dict(self.options)
-        if not any(k in values for k in CROP_KEYS):
-            return None
-
-        def number(key: str) -> int | None:
-            return int(values[key]) if key in values else None
-
-        return Crop(
-            w=int(values["w"]),
-            h=int(values["h"]),
-            x1=int(values["x1"]),
-            x2=int(values["x2"]),
-            y1=int(values["y1"]),
-            y2=int(values["y2"]),
-            sw=number("sw"),
-            sh=number("sh"),
-            stretch=STRETCH_VALUES.get(values.get("stretch", "0").lower(), False),
-        )
+        return crop_of(self.options)
 
     @property
     def is_image(self) -> bool:
@@ -172,6 +155,31 @@ class Shortcode:
     def to_source(self) -> str:
         """The canonical text of this shortcode; parsing it gives the same shortcode back."""
         return format_shortcode(self.name, self.file_id, self.format, self.options)
+
+
+# Sites repeat the same options on many shortcodes: each crop is worked out once, and equal
+# options give the same Crop object (cheap to hash again as a key of the variant).
+@lru_cache(maxsize=65536)
+def crop_of(options: tuple[tuple[str, str], ...]) -> Crop | None:
+    """The custom crop the options describe, or None when they hold no crop key."""
+    values = dict(options)
+    if not any(k in values for k in CROP_KEYS):
+        return None
+
+    def number(key: str) -> int | None:
+        return int(values[key]) if key in values else None
+
+    return Crop(
+        w=int(values["w"]),
+        h=int(values["h"]),
+        x1=int(values["x1"]),
+        x2=int(values["x2"]),
+        y1=int(values["y1"]),
+        y2=int(values["y2"]),
+        sw=number("sw"),
+        sh=number("sh"),
+        stretch=STRETCH_VALUES.get(values.get("stretch", "0").lower(), False),
+    )
 
 
 @dataclass(frozen=True)

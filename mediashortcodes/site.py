@@ -92,9 +92,14 @@ def rendered_pages_frozen() -> Iterator[None]:
     Frozen objects are only skipped; they are collected as usual once unfrozen.
     """
     gc.freeze()
+    # What resolution allocates lives until the build ends, too: collect young objects
+    # less often (300 collections of a 10,000-page warm build's resolution, 0.09 s).
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
     try:
         yield
     finally:
+        gc.set_threshold(*threshold)
         gc.unfreeze()
 
 
