@@ -63,7 +63,7 @@ from .records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 from .tokens import AsyncTokenManager, TokenManager
-from .transport import async_transport
+from .transport import lane_transport
 
 __all__ = [
     "USER_AGENT",
@@ -397,13 +397,13 @@ class AsyncClient(_Base):
         )
         self._sleep = sleep or asyncio.sleep
         self._tokens = AsyncTokenManager(self._fetch_token, self._clock, token_margin)
-        # Two pools (the token never goes to the download host), each httpx's transport with
-        # its sockets looked up once (transport.py says why); a given transport is used as is.
+        # Two pools (the token never goes to the download host), each in lanes of httpx's
+        # transports (transport.py says why); a given transport is used as is.
         self._http = httpx.AsyncClient(
-            transport=transport or async_transport(self._limits), **self._pool_options
+            transport=transport or lane_transport(self._limits), **self._pool_options
         )
         self._downloads = httpx.AsyncClient(
-            transport=download_transport or transport or async_transport(self._limits),
+            transport=download_transport or transport or lane_transport(self._limits),
             **self._pool_options,
         )
 

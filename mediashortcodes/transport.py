@@ -1,38 +1,144 @@
-"""The async HTTP transport of the service client: httpx's own, with one hot spot cooled.
+"""The async HTTP transport of the service client: httpx's own, with two hot spots cooled.
 
-Each time a request enters or leaves a connection pool, httpcore asks every idle connection
-whether its socket has become readable (a server that closed it). Under asyncio it asks anyio,
-which builds a dictionary of typed attributes on every call just to hand back the socket:
-about 0.5 s of CPU (12 %) in a 1,751-request cold build of the benchmarks, profiled. A
-connection's socket never changes, so here it is looked up once per connection.
+Profiled on a cold build of the benchmarks (1,751 requests, 16 at a time), httpcore's
+connection pool cost more CPU than the requests themselves:
+
+- Two requests that enter the pool close together are both handed the same idle HTTP/1.1
+  connection; the loser raises ``ConnectionNotAvailable`` inside the pool and tries again,
+  and each try re-scans every connection (over 11,000 such retries in one build). Here each
+  request has a *lane* to itself, an httpx transport no other request uses meanwhile, so
+  nothing is handed out twice and each pool has one or two connections to scan. A lane keeps
+  its connections alive for the next request that takes it.
+- Each time a request enters or leaves a pool, httpcore asks every idle connection whether
+  its socket has become readable (a server that closed it). Under asyncio it asks anyio,
+  which builds a dictionary of typed attributes on every call just to hand back the socket.
+  Here the socket is looked up once per connection.
 
 httpx offers no parameter for httpcore's network backend, so the backend is wrapped on the
-pool httpx made; if a later httpx or httpcore moves it, the transport is used as it comes
-(slower, never wrong).
+pool httpx made; if a later httpx or httpcore moves it, the lane is used as it comes (slower,
+never wrong).
 """
 
 from __future__ import annotations
 
+import asyncio
 import select
 import socket
 import ssl
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 import httpcore
 import httpx
 
-__all__ = ["async_transport", "is_socket_readable"]
+__all__ = ["LaneTransport", "async_transport", "is_socket_readable", "lane_transport"]
 
 
-def async_transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
+def lane_transport(limits: httpx.Limits) -> LaneTransport:
+    """The client's transport: up to ``limits.max_connections`` requests at a time, each in a
+    lane of its own (made when first needed, with the given limits and one TLS context)."""
+    context = httpx.create_ssl_context()
+    return LaneTransport(lambda: async_transport(limits, context), lanes=limits.max_connections)
+
+
+def async_transport(
+    limits: httpx.Limits, context: ssl.SSLContext | None = None
+) -> httpx.AsyncHTTPTransport:
     """``httpx.AsyncHTTPTransport(limits=limits)``, its pool's sockets looked up once each."""
-    transport = httpx.AsyncHTTPTransport(limits=limits)
+    transport = httpx.AsyncHTTPTransport(limits=limits, verify=context or True)
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if isinstance(backend, httpcore.AsyncNetworkBackend):
         pool._network_backend = SocketCachingBackend(backend)  # type: ignore[union-attr]
     return transport
+
+
+class LaneTransport(httpx.AsyncBaseTransport):
+    """Sends each request through a transport (a lane) that no other request is using.
+
+    A lane is taken when a request starts and given back when its response is closed (httpx
+    closes it once read; a streamed response, when its ``async with`` ends). Lanes are made
+    as needed, up to ``lanes``; past that a request waits for one to be given back.
+    """
+
+    def __init__(
+        self, make_lane: Callable[[], httpx.AsyncBaseTransport], *, lanes: int | None
+    ) -> None:
+        self._make_lane = make_lane
+        self._limit = max(1, lanes if lanes is not None else 100)  # None: httpx's "no limit"
+        self._lanes: list[httpx.AsyncBaseTransport] = []
+        self._free: list[httpx.AsyncBaseTransport] = []
+        self._waiting: deque[asyncio.Future[httpx.AsyncBaseTransport]] = deque()
+
+    @property
+    def lanes(self) -> int:
+        """How many lanes were made so far."""
+        return len(self._lanes)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        lane = await self._take()
+        try:
+            response = await lane.handle_async_request(request)
+        except BaseException:
+            self._give_back(lane)
+            raise
+        response.stream = _GivenBackOnClose(response.stream, lambda: self._give_back(lane))
+        return response
+
+    async def aclose(self) -> None:
+        lanes, self._lanes, self._free = self._lanes, [], []
+        for lane in lanes:
+            await lane.aclose()
+
+    async def _take(self) -> httpx.AsyncBaseTransport:
+        if self._free:
+            return self._free.pop()  # the last given back: its connections are the freshest
+        if len(self._lanes) < self._limit:
+            lane = self._make_lane()
+            self._lanes.append(lane)
+            return lane
+        waiter: asyncio.Future[httpx.AsyncBaseTransport] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._waiting.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # handed a lane, then cancelled
+                self._give_back(waiter.result())
+            raise
+
+    def _give_back(self, lane: httpx.AsyncBaseTransport) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(lane)
+                return
+        self._free.append(lane)
+
+
+class _GivenBackOnClose(httpx.AsyncByteStream):
+    """A response body that gives its lane back when it is closed (once)."""
+
+    def __init__(self, stream: httpx.AsyncByteStream | Any, give_back: Callable[[], None]) -> None:
+        self._stream = stream
+        self._give_back: Callable[[], None] | None = give_back
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._stream:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._stream.aclose()
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        give_back, self._give_back = self._give_back, None
+        if give_back is not None:
+            give_back()
 
 
 class SocketCachingBackend(httpcore.AsyncNetworkBackend):

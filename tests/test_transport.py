@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpcore
@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from mediashortcodes.transport import (
+    LaneTransport,
     SocketCachingBackend,
     SocketCachingStream,
     async_transport,
@@ -130,3 +131,109 @@ def test_a_connection_the_server_closed_is_not_reused(
 
     assert asyncio.run(main()) == [200, 200, 200]
     assert len(connections) == 3  # each closed connection noticed, a new one opened
+
+
+async def body() -> AsyncIterator[bytes]:
+    for _ in range(2):
+        yield b"x" * 5
+
+
+class RecordingLanes:
+    """Inner transports that answer after a short wait and record overlapping use."""
+
+    def __init__(self) -> None:
+        self.made: list[httpx.MockTransport] = []
+        self.busy: set[int] = set()
+        self.overlaps = 0
+
+    def make(self) -> httpx.AsyncBaseTransport:
+        lane = len(self.made)
+
+        async def answer(request: httpx.Request) -> httpx.Response:
+            if lane in self.busy:
+                self.overlaps += 1
+            self.busy.add(lane)
+            try:
+                await asyncio.sleep(0.01)
+                if request.url.path == "/fail":
+                    raise httpx.ConnectError("refused", request=request)
+            finally:
+                self.busy.discard(lane)
+            return httpx.Response(200, content=body())  # streamed, as httpx's own transport
+
+        transport = httpx.MockTransport(answer)
+        self.made.append(transport)
+        return transport
+
+
+def test_requests_at_once_each_have_a_lane_and_lanes_are_reused() -> None:
+    recorded = RecordingLanes()
+
+    async def main() -> list[int]:
+        async with httpx.AsyncClient(transport=LaneTransport(recorded.make, lanes=8)) as client:
+            first = await asyncio.gather(*(client.get("http://h/") for _ in range(8)))
+            second = await asyncio.gather(*(client.get("http://h/") for _ in range(8)))
+            return [r.status_code for r in first + second]
+
+    assert asyncio.run(main()) == [200] * 16
+    assert len(recorded.made) == 8  # the second burst took the lanes given back
+    assert recorded.overlaps == 0
+
+
+def test_past_the_limit_a_request_waits_for_a_lane() -> None:
+    recorded = RecordingLanes()
+
+    async def main() -> list[int]:
+        async with httpx.AsyncClient(transport=LaneTransport(recorded.make, lanes=2)) as client:
+            answers = await asyncio.gather(*(client.get("http://h/") for _ in range(10)))
+            return [r.status_code for r in answers]
+
+    assert asyncio.run(main()) == [200] * 10
+    assert len(recorded.made) == 2
+    assert recorded.overlaps == 0
+
+
+def test_a_streamed_response_keeps_its_lane_until_it_is_closed() -> None:
+    recorded = RecordingLanes()
+
+    async def main() -> None:
+        transport = LaneTransport(recorded.make, lanes=1)
+        async with httpx.AsyncClient(transport=transport) as client:
+            async with client.stream("GET", "http://h/") as streamed:
+                waiting = asyncio.ensure_future(client.get("http://h/"))
+                await asyncio.sleep(0.05)
+                assert not waiting.done()  # the only lane is still held
+                assert await streamed.aread() == b"x" * 10
+            assert (await asyncio.wait_for(waiting, 2)).status_code == 200
+
+    asyncio.run(main())
+
+
+def test_a_failed_request_gives_its_lane_back() -> None:
+    recorded = RecordingLanes()
+
+    async def main() -> int:
+        async with httpx.AsyncClient(transport=LaneTransport(recorded.make, lanes=1)) as client:
+            with pytest.raises(httpx.ConnectError):
+                await client.get("http://h/fail")
+            return (await asyncio.wait_for(client.get("http://h/"), 2)).status_code
+
+    assert asyncio.run(main()) == 200
+
+
+def test_a_cancelled_waiting_request_loses_no_lane() -> None:
+    recorded = RecordingLanes()
+
+    async def main() -> int:
+        async with httpx.AsyncClient(transport=LaneTransport(recorded.make, lanes=1)) as client:
+            holder = asyncio.ensure_future(client.get("http://h/"))
+            await asyncio.sleep(0)
+            waiter = asyncio.ensure_future(client.get("http://h/"))
+            await asyncio.sleep(0)
+            waiter.cancel()
+            await holder
+            with pytest.raises(asyncio.CancelledError):
+                await waiter
+            return (await asyncio.wait_for(client.get("http://h/"), 2)).status_code
+
+    assert asyncio.run(main()) == 200
