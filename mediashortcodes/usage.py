@@ -60,6 +60,10 @@ def _file_ids(values: Iterable[Any], where: str) -> tuple[int, ...]:
     return tuple(sorted(ids))
 
 
+# A JSON string, as json.dumps(ensure_ascii=False) writes it (in C, without an indent).
+_ENCODE_TEXT = json.JSONEncoder(ensure_ascii=False).encode
+
+
 @dataclass(frozen=True)
 class PageUsage:
     """One page: its title (the usage's ``pageName``) and the sorted ids of its files."""
@@ -97,11 +101,27 @@ class Manifest:
         )
 
     def to_json(self) -> str:
-        pages = {
-            url: {"title": page.title, "files": list(page.files)}
-            for url, page in self.pages.items()
-        }
-        return json.dumps({"site": self.site, "pages": pages}, indent=2, ensure_ascii=False) + "\n"
+        """``json.dumps(..., indent=2, ensure_ascii=False)`` of the manifest, line by line:
+        with an indent, json encodes in pure Python (a fifth of writing a large site)."""
+        text = _ENCODE_TEXT
+        lines = ["{", f'  "site": {text(self.site)},']
+        if not self.pages:
+            lines.append('  "pages": {}')
+        else:
+            lines.append('  "pages": {')
+            last = len(self.pages) - 1
+            for i, (url, page) in enumerate(self.pages.items()):
+                lines.append(f"    {text(url)}: {{")
+                lines.append(f'      "title": {text(page.title)},')
+                if page.files:
+                    ids = ",\n        ".join(map(str, page.files))
+                    lines.append(f'      "files": [\n        {ids}\n      ]')
+                else:
+                    lines.append('      "files": []')
+                lines.append("    }," if i < last else "    }")
+            lines.append("  }")
+        lines.append("}\n")
+        return "\n".join(lines)
 
     @classmethod
     def from_json(cls, text: str | bytes, source: str = "usage manifest") -> Manifest:

@@ -121,3 +121,25 @@ def test_manifest_pages_cannot_be_changed_after_creation() -> None:
     manifest = Manifest.from_pages("https://s.org", [("https://s.org/", "Home", [1])])
     with pytest.raises(TypeError):
         manifest.pages["https://s.org/x/"] = PageUsage("X", (2,))  # type: ignore[index]
+
+
+@given(
+    site=st.text(max_size=30),
+    pages=st.dictionaries(
+        st.text(max_size=30),
+        st.tuples(st.text(max_size=30), st.lists(st.integers(0, 10**12), max_size=6)),
+        max_size=5,
+    ),
+)
+def test_to_json_is_the_indented_json_of_the_manifest(
+    site: str, pages: dict[str, tuple[str, list[int]]]
+) -> None:
+    manifest = Manifest.from_pages(site, [(url, title, ids) for url, (title, ids) in pages.items()])
+    data = {
+        "site": site,
+        "pages": {
+            url: {"title": page.title, "files": list(page.files)}
+            for url, page in manifest.pages.items()
+        },
+    }
+    assert manifest.to_json() == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
