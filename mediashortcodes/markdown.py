@@ -59,6 +59,7 @@ TOKEN = "media_shortcode"
 BLOCK_TOKEN = "media_shortcode_block"
 _BLOCK = "mediashortcodes_block"  # paragraph meta: the paragraph holds only shortcodes
 _FOUND = "mediashortcodes_found"  # html_block meta: the shortcodes in its text
+_LONE_TOKENS = "_lone_tokens"  # env data while parsing: the block rule's tokens, in order
 
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
@@ -71,6 +72,7 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     """
     md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
+    md.core.ruler.before("block", f"{TOKEN}_begin", _begin)
     md.core.ruler.after("inline", TOKEN, _collect)
 
     def renderer_for(env: EnvType) -> ShortcodeRenderer | None:
@@ -174,7 +176,7 @@ def _shortcode_rule(state: StateInline, silent: bool) -> bool:
 
 # A line that is one shortcode, closed by the first "%>", with nothing but blanks after it:
 # what is_opening and find_end accept, in one match (the rule's commonest case).
-_LONE_LINE = re.compile(r"<%(?:[^\S\n]|[^\W\d])(?:(?!<%|%>)[^\n])*%>[ \t]*(?=\n|\Z)")
+_LONE_LINE = re.compile(r"(<%(?:[^\S\n]|[^\W\d])(?:(?!<%|%>)[^\n])*%>)[ \t]*(?=\n|\Z)")
 
 
 def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -194,7 +196,7 @@ def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     line_end = state.eMarks[start]
     match = _LONE_LINE.match(src, pos, line_end)
     if match is not None:
-        stop = src.rindex("%>", pos, match.end()) + 2
+        stop = match.end(1)
     else:
         if not is_opening(src, pos, escapable=False):
             return False
@@ -207,8 +209,17 @@ def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         token.content = src[pos:stop]
         token.map = [start, start + 1]
         token.meta = {"col": pos - state.bMarks[start]}
+        state.env[ENV_KEY][_LONE_TOKENS].append(token)  # the list _begin put there
     state.line = start + 1
     return True
+
+
+def _begin(state: StateCore) -> None:
+    """Give the block rule a list for the lone lines' tokens of this document."""
+    data = state.env.get(ENV_KEY)
+    if not isinstance(data, dict):
+        data = state.env[ENV_KEY] = {}
+    data[_LONE_TOKENS] = []
 
 
 def _collect(state: StateCore) -> None:
@@ -219,7 +230,14 @@ def _collect(state: StateCore) -> None:
     shortcodes: list[Shortcode] = []
     problems: list[Problem] = []
     data["shortcodes"], data["problems"] = shortcodes, problems
+    lone: list[Token] = data.pop(_LONE_TOKENS, [])
     if "<%" not in state.src:
+        return
+    if state.src.count("<%") == len(lone):
+        # Every "<%" opens a lone line's shortcode (the commonest page): those tokens are
+        # all there is to parse, in order, without walking every token of the page.
+        for token in lone:
+            _collect_lone(token, path, start_line, shortcodes, problems)
         return
     lines = _SourceLines(state.src, start_line)
     in_paragraphs = False  # a shortcode in an inline token; lone lines are block tokens
@@ -239,15 +257,7 @@ def _collect(state: StateCore) -> None:
                 child.meta["found"] = found
                 _record(found, shortcodes, problems)
         elif token.type == BLOCK_TOKEN and token.map:
-            line, col = start_line + token.map[0], token.meta["col"] + 1
-            shortcode = simple_shortcode(token.content, path, line, col)
-            if shortcode is not None:  # the commonest case, without the general parser's Found
-                token.meta["shortcode"] = shortcode
-                shortcodes.append(shortcode)
-                continue
-            found = _parse_block(token, path, line)
-            token.meta["found"] = found
-            _record(found, shortcodes, problems)
+            _collect_lone(token, path, start_line, shortcodes, problems)
         elif token.type == "html_block" and "<%" in token.content:
             founds = list(find_in_html(token.content, path, lines.locator(token), escaped=False))
             token.meta[_FOUND] = founds
@@ -255,6 +265,20 @@ def _collect(state: StateCore) -> None:
                 _record(found, shortcodes, problems)
     if in_paragraphs:
         _mark_blocks(state.tokens)
+
+
+def _collect_lone(
+    token: Token, path: str, start_line: int, shortcodes: list[Shortcode], problems: list[Problem]
+) -> None:
+    line, col = start_line + token.map[0], token.meta["col"] + 1
+    shortcode = simple_shortcode(token.content, path, line, col)
+    if shortcode is not None:  # the commonest case, without the general parser's Found
+        token.meta["shortcode"] = shortcode
+        shortcodes.append(shortcode)
+        return
+    found = _parse_block(token, path, line)
+    token.meta["found"] = found
+    _record(found, shortcodes, problems)
 
 
 def _parse_token(token: Token, path: str, locate: _Locator) -> Found:
