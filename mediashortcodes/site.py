@@ -339,8 +339,15 @@ class SiteBuilder:
             self._warnings.append(
                 f"{sc.location.path}:{sc.location.line}:{sc.location.col}: warning: {message}"
             )
-        places = list(resolution.pairs())
-        failures = [(sc, o) for sc, o in places if isinstance(o, Failure)]
+        failures: list[tuple[Shortcode, Failure]] = []
+        result.images = result.videos = 0
+        for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
+            if isinstance(outcome, Failure):
+                failures.append((sc, outcome))
+            elif sc.name == "media_image":
+                result.images += 1
+            else:
+                result.videos += 1
         for _sc, failure in failures:
             if isinstance(failure.cause, OUTAGES):
                 raise failure.cause
@@ -360,9 +367,6 @@ class SiteBuilder:
         renderer.environment.auto_reload = False
         html_by_index, render_problems = self._final_html(resolution, renderer)
         problems += render_problems
-        resolved = [sc for sc, o in places if not isinstance(o, Failure)]
-        result.images = sum(sc.name == "media_image" for sc in resolved)
-        result.videos = len(resolved) - result.images
         result.warnings = self._warnings
         # --keep-going stands in for files the service cannot give; what the author wrote
         # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
@@ -384,11 +388,11 @@ class SiteBuilder:
         html: list[str] = []
         problems: list[Problem] = []
         # A site repeats shortcodes: each is rendered once unless its place can show.
-        done: dict[tuple[Any, ...], str] = {}
+        done: dict[str, str] = {}
         for sc, outcome in resolution.pairs():
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
-                # The same text means the same thing (the parser round-trips); name: the variant.
-                key = (sc.source, getattr(outcome, "name", ""))
+                # The same text has the same meaning (parsing round-trips), so the same outcome.
+                key = sc.source
                 if key in done:
                     html.append(done[key])
                     continue
