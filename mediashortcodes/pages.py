@@ -87,6 +87,15 @@ def url_path_for(relative: Path) -> str:
     return "/" + "".join(f"{part}/" for part in parts)
 
 
+# libyaml's parser where PyYAML has it (its wheels do): the same safe types as yaml.safe_load
+# at a fraction of the time (pure-Python parsing was a sixth of every 1,000-page build).
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _load_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_SAFE_LOADER)
+
+
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
     """Return (front matter, body, line number where the body starts)."""
     lines = text.splitlines(keepends=True)
@@ -96,7 +105,7 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
         if line.rstrip("\r\n") in ("---", "..."):
             raw = "".join(lines[1:index])
             try:
-                data = yaml.safe_load(raw) if raw.strip() else {}
+                data = _load_yaml(raw) if raw.strip() else {}
             except yaml.YAMLError as exc:
                 # The context mark points at the opening of what is broken, the problem
                 # mark often only at the end of the block.
@@ -130,7 +139,7 @@ def _unbuildable_line(raw: str) -> int:
     """The line (1 = the first after ---) whose value alone cannot be built, else 1."""
     for number, line in enumerate(raw.splitlines(), start=1):
         try:
-            yaml.safe_load(line)
+            _load_yaml(line)
         except (ValueError, OverflowError):
             return number
         except yaml.YAMLError:
