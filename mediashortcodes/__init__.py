@@ -11,13 +11,7 @@ CLI's start-up) stays cheap.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-
-try:
-    __version__ = version("mediashortcodes")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
 
 _PUBLIC = {
     "shortcodes_plugin": "markdown",
@@ -44,7 +38,22 @@ _ALIASES = {"load_config": "load"}
 __all__ = ["__version__", *_PUBLIC]
 
 
+def _installed_version() -> str:
+    # importlib.metadata scans the installed distributions: tens of milliseconds that only
+    # --version and the HTTP client's User-Agent need, so it is looked up on first use.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mediashortcodes")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0.0.0"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _installed_version()
+        globals()[name] = value
+        return value
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'mediashortcodes' has no attribute {name!r}")

@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import click
 
-from . import __version__
 from .errors import (
     CacheMissError,
     ConfigError,
@@ -70,8 +69,25 @@ Exit codes: 0 success; 1 the content or a report has problems (each listed);
             or refused the credentials."""
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``, as click's own option prints it; the version is looked up only here."""
+    if not value or ctx.resilient_parsing:
+        return
+    from . import __version__
+
+    click.echo(f"mediashortcodes, version {__version__}")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
-@click.version_option(__version__, prog_name="mediashortcodes")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """Use images and videos from the Media Asset Service in static and Jinja sites."""
 

@@ -17,3 +17,25 @@ def test_running_the_package_as_a_module_offers_every_command(module):
     assert result.stdout.startswith("Usage: mediashortcodes ")
     for command in ("build", "check", "report", "sandbox"):
         assert f"\n  {command} " in result.stdout
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mediashortcodes", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"mediashortcodes, version {version('mediashortcodes')}\n"
+
+
+def test_a_build_does_not_look_up_the_installed_version():
+    # importlib.metadata scans every installed distribution: tens of milliseconds per build.
+    code = "import sys, mediashortcodes.site; print('importlib.metadata' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip() == "False", result.stderr
