@@ -22,6 +22,7 @@ never wrong).
 from __future__ import annotations
 
 import asyncio
+import functools
 import select
 import socket
 import ssl
@@ -32,14 +33,27 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["LaneTransport", "async_transport", "is_socket_readable", "lane_transport"]
+__all__ = [
+    "LaneTransport",
+    "async_transport",
+    "is_socket_readable",
+    "lane_transport",
+    "tls_context",
+]
 
 
 def lane_transport(limits: httpx.Limits) -> LaneTransport:
     """The client's transport: up to ``limits.max_connections`` requests at a time, each in a
-    lane of its own (made when first needed, with the given limits and one TLS context)."""
-    context = httpx.create_ssl_context()
+    lane of its own (made when first needed, with the given limits and the TLS context)."""
+    context = tls_context()
     return LaneTransport(lambda: async_transport(limits, context), lanes=limits.max_connections)
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once per process: loading the certificate store
+    takes about 20 ms, and a client has two pools (contexts are safe to share)."""
+    return httpx.create_ssl_context()
 
 
 def async_transport(

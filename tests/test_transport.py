@@ -18,6 +18,7 @@ from mediashortcodes.transport import (
     SocketCachingStream,
     async_transport,
     is_socket_readable,
+    tls_context,
 )
 
 
@@ -237,3 +238,14 @@ def test_a_cancelled_waiting_request_loses_no_lane() -> None:
             return (await asyncio.wait_for(client.get("http://h/"), 2)).status_code
 
     assert asyncio.run(main()) == 200
+
+
+def test_the_pools_share_one_tls_context_that_verifies_certificates() -> None:
+    import ssl
+
+    first = async_transport(httpx.Limits(), tls_context())
+    second = async_transport(httpx.Limits(), tls_context())
+    assert tls_context() is tls_context()
+    assert first._pool._ssl_context is second._pool._ssl_context is tls_context()
+    assert tls_context().verify_mode == ssl.CERT_REQUIRED
+    assert tls_context().check_hostname
