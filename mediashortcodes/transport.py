@@ -91,7 +91,7 @@ class LaneTransport(httpx.AsyncBaseTransport):
         return len(self._lanes)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        lane = await self._take()
+        lane = await self._take(request)
         try:
             response = await lane.handle_async_request(request)
         except BaseException:
@@ -105,7 +105,7 @@ class LaneTransport(httpx.AsyncBaseTransport):
         for lane in lanes:
             await lane.aclose()
 
-    async def _take(self) -> httpx.AsyncBaseTransport:
+    async def _take(self, request: httpx.Request) -> httpx.AsyncBaseTransport:
         if self._free:
             return self._free.pop()  # the last given back: its connections are the freshest
         if len(self._lanes) < self._limit:
@@ -116,12 +116,23 @@ class LaneTransport(httpx.AsyncBaseTransport):
             asyncio.get_running_loop().create_future()
         )
         self._waiting.append(waiter)
+        # As long as httpx's own pool would wait for a connection, then the same error.
+        timeout = request.extensions.get("timeout", {}).get("pool")
+        expiry = None
+        if timeout is not None:
+            expiry = asyncio.get_running_loop().call_later(
+                timeout, _expire, waiter, httpx.PoolTimeout("no lane free in time", request=request)
+            )
         try:
             return await waiter
         except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():  # handed a lane, then cancelled
+            # Handed a lane, then cancelled: the lane goes to the next request.
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
                 self._give_back(waiter.result())
             raise
+        finally:
+            if expiry is not None:
+                expiry.cancel()
 
     def _give_back(self, lane: httpx.AsyncBaseTransport) -> None:
         while self._waiting:
@@ -130,6 +141,11 @@ class LaneTransport(httpx.AsyncBaseTransport):
                 waiter.set_result(lane)
                 return
         self._free.append(lane)
+
+
+def _expire(waiter: asyncio.Future[httpx.AsyncBaseTransport], error: Exception) -> None:
+    if not waiter.done():  # not handed a lane meanwhile
+        waiter.set_exception(error)
 
 
 class _GivenBackOnClose(httpx.AsyncByteStream):

@@ -249,3 +249,20 @@ def test_the_pools_share_one_tls_context_that_verifies_certificates() -> None:
     assert first._pool._ssl_context is second._pool._ssl_context is tls_context()
     assert tls_context().verify_mode == ssl.CERT_REQUIRED
     assert tls_context().check_hostname
+
+
+def test_waiting_for_a_lane_ends_with_httpx_pool_timeout() -> None:
+    recorded = RecordingLanes()
+
+    async def main() -> int:
+        transport = LaneTransport(recorded.make, lanes=1)
+        timeout = httpx.Timeout(5.0, pool=0.05)
+        async with httpx.AsyncClient(transport=transport, timeout=timeout) as client:
+            async with client.stream("GET", "http://h/") as held:
+                with pytest.raises(httpx.PoolTimeout):
+                    await client.get("http://h/")
+                await held.aread()
+            return (await asyncio.wait_for(client.get("http://h/"), 2)).status_code
+
+    assert asyncio.run(main()) == 200
+    assert len(recorded.made) == 1
