@@ -15,6 +15,7 @@ import contextlib
 import gc
 import os
 import re
+import secrets
 import shutil
 import sys
 import time
@@ -61,7 +62,6 @@ from .usage import MANIFEST_NAME, Manifest, page_url
 # content: the build stops with exit 3 instead of listing (or, with --keep-going,
 # publishing a placeholder for) every shortcode it touched.
 OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
-MARKER = re.compile("\ue000(\\d+)\ue001")
 T = TypeVar("T")
 
 
@@ -149,8 +149,11 @@ def counted(n: int, noun: str) -> str:
 class DeferredRenderer:
     """Records shortcodes during rendering and leaves a marker for each in the HTML.
 
-    The markers are private-use characters, which no escaping touches, so they survive
-    Markdown, Jinja autoescaping and layouts; they are replaced once everything is resolved.
+    A marker is ``STX <build key>:<index> ETX``: control characters, which no escaping
+    touches and no text or HTML has, around a key drawn for this build, so text that
+    looks like a marker (an author's, a template's) is never taken for one. ASCII keeps
+    pages of ASCII or Latin-1 text in Python's compact one-byte strings, and the markers
+    survive any charset a page is encoded in. They are replaced once everything is resolved.
     """
 
     def __init__(self) -> None:
@@ -158,6 +161,9 @@ class DeferredRenderer:
         self._index: dict[int, int] = {}
         self.problems: list[Problem] = []
         self.used: set[int] = set()
+        key = secrets.token_hex(4)
+        self._opening = f"\x02{key}:"
+        self.marker = re.compile(f"\x02{key}:(\\d+)\x03")
 
     def begin_page(self) -> None:
         self.used = set()
@@ -170,7 +176,7 @@ class DeferredRenderer:
         if index == len(self.shortcodes):
             self.shortcodes.append(shortcode)
         self.used.add(index)
-        return f"\ue000{index}\ue001"
+        return f"{self._opening}{index}\x03"
 
     def problem(self, problem: Problem) -> str:
         self.problems.append(problem)
@@ -457,7 +463,10 @@ class SiteBuilder:
             for page in rendered:
                 target = staging / page.source.output_file
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(with_markers_replaced(page.html, html_by_index), encoding="utf-8")
+                target.write_text(
+                    with_markers_replaced(page.html, self.deferred.marker, html_by_index),
+                    encoding="utf-8",
+                )
             manifest.write_atomic(staging / MANIFEST_NAME)
             swap_into_place(staging, self.output)
         except BaseException:
@@ -465,13 +474,13 @@ class SiteBuilder:
             raise
 
 
-def with_markers_replaced(html: str, html_by_index: list[str]) -> str:
-    """``html`` with each marker replaced by the HTML of its shortcode.
+def with_markers_replaced(html: str, marker: re.Pattern[str], html_by_index: list[str]) -> str:
+    """``html`` with each ``marker`` replaced by the HTML of its shortcode.
 
     Split and joined rather than ``re.sub`` with a function: one Python call per marker
     was most of the cost (a 10,000-page site has 60,000 markers).
     """
-    parts = MARKER.split(html)  # text, index, text, index, ..., text
+    parts = marker.split(html)  # text, index, text, index, ..., text
     parts[1::2] = [html_by_index[int(index)] for index in parts[1::2]]
     return "".join(parts)
 

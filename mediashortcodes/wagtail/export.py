@@ -10,7 +10,6 @@ into ``BUILD_DIR/<media_dir>/``, write the pages with the markers replaced, and 
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from ..errors import ContentError, MediaShortcodesError, Problem
 from ..live import LiveRenderer
 from ..resolver import Failure, ImageOutcome
 from ..shortcodes import Shortcode
-from ..site import MARKER, OUTAGES, DeferredRenderer
+from ..site import OUTAGES, DeferredRenderer, with_markers_replaced
 from ..usage import MANIFEST_NAME, Manifest
 from .rendering import rendering_with
 from .settings import IntegrationSettings, read_settings
@@ -84,11 +83,8 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         with LiveRenderer(settings.config, publication, on_missing="fail") as live:
             html = self._resolve_all(live, deferred, rendered)
 
-        def substitute(match: re.Match[str]) -> str:
-            return html[int(match.group(1))]
-
         for page in rendered:
-            self._write_page(page, substitute)
+            self._write_page(page, lambda text: with_markers_replaced(text, deferred.marker, html))
         manifest = Manifest.from_pages(
             self._site_url(settings, rendered),
             [
@@ -188,10 +184,10 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
             return None
         return response.content  # type: ignore[no-any-return, attr-defined]
 
-    def _write_page(self, page: _Rendered, substitute: Callable[[re.Match[str]], str]) -> None:
+    def _write_page(self, page: _Rendered, replace_markers: Callable[[str], str]) -> None:
         content = page.content
         if page.used:
-            text = MARKER.sub(substitute, content.decode(page.charset))
+            text = replace_markers(content.decode(page.charset))
             content = text.encode(page.charset, "xmlcharrefreplace")
         relative = page.path.lstrip("/")
         if getattr(django_settings, "BAKERY_MULTISITE", False):

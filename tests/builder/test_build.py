@@ -216,3 +216,19 @@ def test_an_image_without_alt_text_anywhere_is_warned_about_at_its_place(make_si
     about_moss = [w for w in result.warnings if "file 105" in w]
     assert len(about_moss) == 1, result.warnings
     assert "moss.md:1:7: warning:" in about_moss[0] and 'alt=""' in about_moss[0]
+
+
+def test_text_that_looks_like_a_marker_is_published_as_written(make_site) -> None:
+    # The builder leaves a marker per shortcode until the end; an author's text shaped
+    # like one (private-use or control characters around digits) must stay text.
+    lookalikes = "a \ue0000\ue001 b \x020\x03 c \x02deadbeef:0\x03 d"
+    site = make_site(
+        {
+            "content/lookalike.md": f"# Look-alikes\n\n{lookalikes}\n\n"
+            '<% media_image 101 alt="A shortcode" %>\n'
+        }
+    )
+    build(site)
+    html = (site / "_site" / "lookalike" / "index.html").read_text()
+    assert f"<p>{lookalikes}</p>" in html
+    assert html.count('alt="A shortcode"') == 1

@@ -67,7 +67,7 @@ def test_build_writes_every_published_page_with_its_images(
         assert src.startswith("/media/") and not src.startswith("/media/media/")
         assert (build_dir / src.lstrip("/")).is_file()
     assert "Xk7Pq2Lm" in html and "Rt5Vn8Wz" in html
-    assert "\ue000" not in html and "&lt;%" not in html
+    assert "\x02" not in html and "&lt;%" not in html
 
 
 def test_build_writes_the_usage_manifest_under_base_url(
