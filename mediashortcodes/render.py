@@ -137,11 +137,15 @@ class Renderer:
         player_url: str,
         static_url: str,
         site_templates: Path | None = None,
+        auto_reload: bool = True,
     ) -> None:
+        """``auto_reload``: Jinja re-checks a template's file before each rendering (a live
+        preview wants edits; a build, whose templates do not change, does not)."""
         self.video_config = _checked_video_config(video)
         self.player_url = _checked_url(player_url, "player_url")
         self.static_url = _checked_url(static_url, "static_url")
         self.site_templates = site_templates
+        self.auto_reload = auto_reload
         self._default_templates = default_templates_dir()  # a broken install fails here, as ever
         self._overridden: dict[str, bool] = {}
         self._seeing: dict[str, bool] = {}
@@ -160,6 +164,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=False,
+            auto_reload=self.auto_reload,
         )
 
     @classmethod

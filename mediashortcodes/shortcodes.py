@@ -137,12 +137,9 @@ class Shortcode:
         try:
             return self.__dict__["_crop"]  # type: ignore[no-any-return]
         except KeyError:
-            crop = self._crop()
+            crop = crop_of(self.options)
             object.__setattr__(self, "_crop", crop)
             return crop
-
-    def _crop(self) -> Crop | None:
-        return crop_of(self.options)
 
     @property
     def is_image(self) -> bool:

@@ -368,9 +368,8 @@ class SiteBuilder:
             player_url=player_url,
             static_url=static_url,
             site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
+            auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
         )
-        # Templates do not change during one build: no stat of the template per rendering.
-        renderer.environment.auto_reload = False
         html_by_index, render_problems = self._final_html(resolution, renderer)
         problems += render_problems
         result.warnings = self._warnings

@@ -45,8 +45,9 @@ __all__ = [
 def lane_transport(limits: httpx.Limits) -> LaneTransport:
     """The client's transport: up to ``limits.max_connections`` requests at a time, each in a
     lane of its own (made when first needed, with the given limits and the TLS context)."""
-    context = tls_context()
-    return LaneTransport(lambda: async_transport(limits, context), lanes=limits.max_connections)
+    return LaneTransport(
+        lambda: async_transport(limits, tls_context()), lanes=limits.max_connections
+    )
 
 
 @functools.cache
@@ -163,12 +164,9 @@ class _GivenBackOnClose(httpx.AsyncByteStream):
         try:
             await self._stream.aclose()
         finally:
-            self._done()
-
-    def _done(self) -> None:
-        give_back, self._give_back = self._give_back, None
-        if give_back is not None:
-            give_back()
+            give_back, self._give_back = self._give_back, None
+            if give_back is not None:
+                give_back()
 
 
 class SocketCachingBackend(httpcore.AsyncNetworkBackend):
