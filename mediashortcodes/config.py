@@ -273,20 +273,34 @@ def load(site: str | Path | None = None) -> Config:
 
 
 def require_service_urls(config: Config) -> None:
-    """Raise a ConfigError naming what to set when the service URLs are missing."""
+    """Raise a ConfigError naming what to set when the API's URL is missing.
+
+    The player and static URLs are asked for only where a video is embedded
+    (:func:`require_embed_urls`): a site of images, or a service command, needs neither.
+    """
+    _require_urls(config, (("base_url", ENV_BASE_URL),), "")
+
+
+def require_embed_urls(config: Config, video_at: str) -> None:
+    """Raise a ConfigError naming what to set when a video (at ``video_at``, a
+    "path:line:col") cannot be embedded for want of the player or static URL."""
+    _require_urls(
+        config,
+        (("player_url", ENV_PLAYER_URL), ("static_url", ENV_STATIC_URL)),
+        f" to embed videos (the first is at {video_at})",
+    )
+
+
+def _require_urls(config: Config, keys: tuple[tuple[str, str], ...], purpose: str) -> None:
     if config.service.sandbox:
         return
     where = config.source
     if where.endswith(".toml") and not Path(where).exists():
         where += " (create it)"
-    for key, var in (
-        ("base_url", ENV_BASE_URL),
-        ("player_url", ENV_PLAYER_URL),
-        ("static_url", ENV_STATIC_URL),
-    ):
+    for key, var in keys:
         if not getattr(config.service, key):
             raise ConfigError(
-                f"no service {key}: set [service] {key} in {where} or the environment "
+                f"no service {key}{purpose}: set [service] {key} in {where} or the environment "
                 f"variable {var} (or set [service] sandbox = true to use the local sandbox)"
             )
 

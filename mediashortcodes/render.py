@@ -293,7 +293,7 @@ class Renderer:
         if not value:
             raise ConfigError(
                 f"no service {key} to embed videos with: set [service] {key} in "
-                "mediashortcodes.toml or the matching MEDIASHORTCODES_* environment variable"
+                f"mediashortcodes.toml or the environment variable MEDIASHORTCODES_{key.upper()}"
             )
         return value
 

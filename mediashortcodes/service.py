@@ -51,9 +51,11 @@ def embed_urls(config: Config) -> tuple[str, str]:
     An embedded sandbox lives only as long as one build, on ports that change every run;
     pages built against it point at the standalone sandbox's fixed address instead, so
     builds are reproducible and the players work while `mediashortcodes sandbox` runs.
+    Either may be empty when the config has none: a renderer then refuses a video with
+    a message naming the setting (a builder checks before anything is fetched, see
+    :func:`~mediashortcodes.config.require_embed_urls`).
     """
     service = config.service
     if service.sandbox:
         return service.player_url or SANDBOX_MEDIA_URL, service.static_url or SANDBOX_MEDIA_URL
-    require_service_urls(config)
     return service.player_url, service.static_url

@@ -31,7 +31,7 @@ from markupsafe import Markup
 
 from . import pages as pages_mod
 from .cache import MediaCache, namespace_for
-from .config import Config
+from .config import Config, require_embed_urls
 from .errors import (
     AuthenticationError,
     ContentError,
@@ -54,7 +54,7 @@ from .resolver import (
     lazy_client,
 )
 from .service import embed_urls
-from .shortcodes import Shortcode
+from .shortcodes import VIDEO, Shortcode
 from .template_problems import template_problem
 from .usage import MANIFEST_NAME, Manifest, page_url
 
@@ -332,6 +332,11 @@ class SiteBuilder:
                 raise ContentError(problems)
             result.seconds = time.perf_counter() - started
             return result
+        # Before anything is fetched: a site that embeds videos needs the player's URLs.
+        first_video = next((sc for sc in self.deferred.shortcodes if sc.name == VIDEO), None)
+        if first_video is not None:
+            at = first_video.location
+            require_embed_urls(self.config, f"{at.path}:{at.line}:{at.col}")
         # Malformed shortcodes do not stop here: the valid ones are still resolved, so one
         # run lists every problem of the site, the service's answers included.
         try:

@@ -6,10 +6,10 @@ import httpx
 import pytest
 
 from mediashortcodes.config import (
+    ENV_BASE_URL,
     ENV_CLIENT_ID,
     ENV_CLIENT_SECRET,
     ENV_REFRESH_TOKEN,
-    ENV_STATIC_URL,
     Config,
 )
 from mediashortcodes.errors import ConfigError
@@ -36,10 +36,16 @@ def test_a_real_service_takes_the_credentials_from_the_environment(env, tmp_path
         assert (credentials.client_id, credentials.refresh_token) == ("cid", "refresh")
 
 
-def test_a_missing_url_names_the_setting_and_the_variable(env, tmp_path):
-    config = Config(root=tmp_path).with_service(**{**URLS, "static_url": ""})
-    with pytest.raises(ConfigError, match=ENV_STATIC_URL), open_service(config):
+def test_a_missing_api_url_names_the_setting_and_the_variable(env, tmp_path):
+    config = Config(root=tmp_path).with_service(**{**URLS, "base_url": ""})
+    with pytest.raises(ConfigError, match=rf"base_url .*{ENV_BASE_URL}"), open_service(config):
         pass
+
+
+def test_the_player_and_static_urls_are_not_needed_to_talk_to_the_api(env, tmp_path):
+    config = Config(root=tmp_path).with_service(base_url=URLS["base_url"])
+    with open_service(config) as (served, _credentials):
+        assert served.service.base_url == URLS["base_url"]
 
 
 def test_a_missing_credential_names_the_variable(env, tmp_path, monkeypatch):
