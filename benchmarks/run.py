@@ -184,6 +184,9 @@ def run_build(
     if profile:
         args += ["--profile", str(profile)]
     sandbox.reset_stats()
+    # The pages of the previous build are still being written back to disk: wait for that
+    # here, not during this build (it made one build of a kind pay for the build before).
+    os.sync()
     began = time.perf_counter()
     done = subprocess.run(args, env=env, capture_output=True, text=True, cwd=site, check=False)
     process_seconds = time.perf_counter() - began
