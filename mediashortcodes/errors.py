@@ -31,7 +31,7 @@ class ConfigError(MediaShortcodesError):
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One problem in the content, shown as ``path:line:col: message``."""
+    """One problem in the content, shown as ``path:line:col: message`` (see :func:`place`)."""
 
     path: str
     line: int
@@ -39,7 +39,15 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+        return f"{place(self.path, self.line, self.col)}: {self.message}"
+
+
+def place(path: str, line: int, col: int) -> str:
+    """``path:line:col`` as editors and terminals link it; an unknown column or line
+    (0: a template function call has no column) is left out rather than shown as 0."""
+    if not line:
+        return path
+    return f"{path}:{line}:{col}" if col else f"{path}:{line}"
 
 
 class ContentError(MediaShortcodesError):

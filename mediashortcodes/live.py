@@ -25,7 +25,7 @@ from markupsafe import Markup
 from .assets import publish
 from .cache import MediaCache, namespace_for
 from .config import Config
-from .errors import ConfigError, ContentError, Problem, ServiceError
+from .errors import ConfigError, ContentError, Problem, ServiceError, place
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -156,7 +156,7 @@ class LiveRenderer:
             '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
             "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
             'background:#fff4f4;font:.875em/1.4 monospace">{message}</span>'
-        ).format(loc=f"{problem.path}:{problem.line}:{problem.col}", message=problem.message)
+        ).format(loc=place(problem.path, problem.line, problem.col), message=problem.message)
 
     # -- the parts, also used by a batch (the Wagtail export) ---------------------------------
 

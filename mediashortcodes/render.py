@@ -252,7 +252,7 @@ class Renderer:
                 "shortcode": shortcode,
                 "name": shortcode.name,
                 "file_id": shortcode.file_id,
-                "location": f"{loc.path}:{loc.line}:{loc.col}",
+                "location": str(loc),
                 "message": text,
             },
         )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-from .errors import Problem
+from .errors import Problem, place
 from .records import Crop
 
 __all__ = [
@@ -92,7 +92,7 @@ class Location:
     col: int
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+        return place(self.path, self.line, self.col)
 
 
 @dataclass(frozen=True)

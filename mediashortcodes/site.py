@@ -335,8 +335,7 @@ class SiteBuilder:
         # Before anything is fetched: a site that embeds videos needs the player's URLs.
         first_video = next((sc for sc in self.deferred.shortcodes if sc.name == VIDEO), None)
         if first_video is not None:
-            at = first_video.location
-            require_embed_urls(self.config, f"{at.path}:{at.line}:{at.col}")
+            require_embed_urls(self.config, str(first_video.location))
         # Malformed shortcodes do not stop here: the valid ones are still resolved, so one
         # run lists every problem of the site, the service's answers included.
         try:
@@ -347,9 +346,7 @@ class SiteBuilder:
             self.cache.close()
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         for sc, message in resolution.warnings:
-            self._warnings.append(
-                f"{sc.location.path}:{sc.location.line}:{sc.location.col}: warning: {message}"
-            )
+            self._warnings.append(f"{sc.location}: warning: {message}")
         failures: list[tuple[Shortcode, Failure]] = []
         result.images = result.videos = 0
         for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places

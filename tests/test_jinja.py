@@ -76,7 +76,7 @@ def test_layouts_partials_and_includes_render_their_shortcodes_with_their_own_lo
     assert [(s.file_id, str(s.location)) for s in renderer.rendered] == [
         (1, "templates/base.html:2:9"),
         (2, "templates/page.html:4:1"),
-        (7, "templates/page.html:6:0"),
+        (7, "templates/page.html:6"),
         (8, "<html in templates/page.html>:1:4"),
         (3, "templates/partials/footer.html:1:35"),
         (3, "templates/partials/footer.html:1:35"),

@@ -114,3 +114,16 @@ def test_a_template_named_without_its_extension_gets_a_suggestion(site: Path) ->
         "site/content/about.md:3:1: template 'wide' not found in site/templates "
         "(did you mean 'wide.html'?); create it or fix the page's template: key"
     ) in lines
+
+
+def test_a_template_function_call_is_located_by_its_line_without_an_unknown_column(
+    site: Path,
+) -> None:
+    # media_image() called in a layout has a line but no column: "base.html:2", not ":2:0".
+    write(site, "templates/base.html", BASE.replace("<title>", "{{ media_image(7) }}<title>"))
+    result = CliRunner().invoke(cli, ["build", "--offline", "site"], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert (
+        "site/templates/base.html:2: file 7: it is not in the cache; build once without --offline"
+        in result.output.splitlines()
+    )
