@@ -257,6 +257,17 @@ class Renderer:
             },
         )
 
+    def element_id(self, shortcode: Shortcode) -> str | None:
+        """The page element id in this shortcode's HTML: a script embed's, else None.
+
+        A page that shows the same one twice (a partial included twice, a macro called twice
+        with the same video) has to number the copies: see ``site.with_markers_replaced``.
+        """
+        if shortcode.name != "media_video":
+            return None
+        embed = shortcode.option("embed") or self.video_config.embed
+        return element_id(shortcode) if embed == "script" else None
+
     def same_everywhere(self, shortcode: Shortcode) -> bool:
         """Whether the HTML of this (resolved) shortcode is the same wherever it is written.
 

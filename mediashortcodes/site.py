@@ -19,7 +19,7 @@ import secrets
 import shutil
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -372,7 +372,7 @@ class SiteBuilder:
             site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
             auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
         )
-        html_by_index, render_problems = self._final_html(resolution, renderer)
+        html_by_index, element_ids, render_problems = self._final_html(resolution, renderer)
         problems += render_problems
         result.warnings = self._warnings
         # --keep-going stands in for files the service cannot give; what the author wrote
@@ -382,7 +382,7 @@ class SiteBuilder:
         result.problems = sorted(set(problems))
         result.manifest = self._manifest(rendered, resolution)
         if not self.options.check_only:
-            self._write(rendered, resolution, html_by_index, result.manifest)
+            self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
             result.output = self.output
         result.seconds = time.perf_counter() - started
         return result
@@ -390,13 +390,17 @@ class SiteBuilder:
     @cyclic_gc_paused()
     def _final_html(
         self, resolution: Resolution, renderer: Renderer
-    ) -> tuple[list[str], list[Problem]]:
+    ) -> tuple[list[str], dict[int, str], list[Problem]]:
+        """Each place's HTML, in order; the element ids in it (script embeds), by place."""
         prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
         html: list[str] = []
+        element_ids: dict[int, str] = {}
         problems: list[Problem] = []
         # A site repeats shortcodes: each is rendered once unless its place can show.
         done: dict[str, str] = {}
         for sc, outcome in resolution.pairs():
+            if isinstance(outcome, VideoOutcome) and (element := renderer.element_id(sc)):
+                element_ids[len(html)] = element
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
                 # The same text has the same meaning (parsing round-trips), so the same outcome.
                 key = sc.source
@@ -418,7 +422,7 @@ class SiteBuilder:
             else:
                 message = outcome.message if isinstance(outcome, Failure) else "not resolved"
             html.append(renderer.placeholder(sc, message))
-        return html, problems
+        return html, element_ids, problems
 
     @cyclic_gc_paused()
     def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:
@@ -443,6 +447,7 @@ class SiteBuilder:
         rendered: list[RenderedPage],
         resolution: Resolution,
         html_by_index: list[str],
+        element_ids: Mapping[int, str],
         manifest: Manifest,
     ) -> None:
         from .assets import publish
@@ -465,7 +470,9 @@ class SiteBuilder:
                 target = staging / page.source.output_file
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(
-                    with_markers_replaced(page.html, self.deferred.marker, html_by_index),
+                    with_markers_replaced(
+                        page.html, self.deferred.marker, html_by_index, element_ids
+                    ),
                     encoding="utf-8",
                 )
             manifest.write_atomic(staging / MANIFEST_NAME)
@@ -475,14 +482,33 @@ class SiteBuilder:
             raise
 
 
-def with_markers_replaced(html: str, marker: re.Pattern[str], html_by_index: list[str]) -> str:
+def with_markers_replaced(
+    html: str,
+    marker: re.Pattern[str],
+    html_by_index: list[str],
+    element_ids: Mapping[int, str] | None = None,
+) -> str:
     """``html`` with each ``marker`` replaced by the HTML of its shortcode.
+
+    ``element_ids`` gives the element id in a shortcode's HTML (a script embed's, from its
+    place in the source): where one id comes back on the same page (a partial included
+    twice, a macro called twice), the copies become ``<id>-2``, ``<id>-3``... so each
+    player finds its own element.
 
     Split and joined rather than ``re.sub`` with a function: one Python call per marker
     was most of the cost (a 10,000-page site has 60,000 markers).
     """
     parts = marker.split(html)  # text, index, text, index, ..., text
-    parts[1::2] = [html_by_index[int(index)] for index in parts[1::2]]
+    indices = parts[1::2]
+    parts[1::2] = [html_by_index[int(index)] for index in indices]
+    if element_ids:
+        seen: dict[str, int] = {}
+        for k, index in enumerate(indices):
+            element = element_ids.get(int(index))
+            if element is not None:
+                copies = seen[element] = seen.get(element, 0) + 1
+                if copies > 1:
+                    parts[2 * k + 1] = parts[2 * k + 1].replace(element, f"{element}-{copies}")
     return "".join(parts)
 
 

@@ -82,9 +82,17 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         publication = settings.export_publication(build_dir)
         with LiveRenderer(settings.config, publication, on_missing="fail") as live:
             html = self._resolve_all(live, deferred, rendered)
+            element_ids = {
+                i: element
+                for i, sc in enumerate(deferred.shortcodes)
+                if (element := live.renderer.element_id(sc))
+            }
+
+        def final(text: str) -> str:
+            return with_markers_replaced(text, deferred.marker, html, element_ids)
 
         for page in rendered:
-            self._write_page(page, lambda text: with_markers_replaced(text, deferred.marker, html))
+            self._write_page(page, final)
         manifest = Manifest.from_pages(
             self._site_url(settings, rendered),
             [

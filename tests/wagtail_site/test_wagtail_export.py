@@ -116,6 +116,21 @@ def test_a_missing_file_fails_the_export_before_any_page_is_written(
     assert not (build_dir / "media-usage.json").exists()
 
 
+def test_a_script_embed_shown_twice_on_a_page_gets_an_element_id_for_each(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    # Two stream blocks with the same video render from one template place: one id, numbered.
+    block = ("text", "<p>&lt;% media_video 202 embed=script %&gt;</p>")
+    pages["home"].add_child(
+        instance=ArticlePage(title="Twice", slug="twice", stream=[block, block])
+    )
+    build()
+    html = (build_dir / "twice" / "index.html").read_text()
+    elements = re.findall(r'<div id="(mediashortcodes-video-202-[^"]+)"></div>', html)
+    assert len(elements) == 2 and elements[1] == elements[0] + "-2"
+    assert re.findall(r'var id = "(mediashortcodes-video-202-[^"]+)"', html) == elements
+
+
 def test_a_malformed_shortcode_fails_the_export(
     pages: dict[str, Any], build_dir: Path, public: Any
 ) -> None:

@@ -1,0 +1,98 @@
+"""A page that shows the same script embed twice gets a player in each place.
+
+A script embed's element id comes from its place in the source, so a partial included
+twice, or a macro called twice with the same video, would give two elements one id, and
+the second player would take over the first element. The builder numbers the copies.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mediashortcodes import config
+from mediashortcodes.site import BuildOptions, SiteBuilder, with_markers_replaced
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+LAYOUT = """<!doctype html>
+<html><head><meta charset="utf-8"><title>{{ page.title }}</title></head><body>
+{% macro clip(id) %}<section>{{ media_video(id, embed="script") }}</section>{% endmacro %}
+{% include "film.html" %}
+{{ page.content }}
+{% include "film.html" %}
+{{ clip(202) }}{{ clip(202) }}
+</body></html>
+"""
+
+
+@pytest.fixture
+def built_page(tmp_path: Path, env: Path, sandbox: Any) -> Path:
+    site = tmp_path / "site"
+    (site / "content").mkdir(parents=True)
+    (site / "templates").mkdir()
+    (site / "templates" / "page.html").write_text(LAYOUT)
+    film = "<aside><% media_video 201 embed=script %></aside>\n"
+    (site / "templates" / "film.html").write_text(film)
+    (site / "content" / "index.md").write_text(
+        "---\ntitle: Films\n---\n\n<% media_video 203 embed=script %>\n"
+    )
+    (site / "mediashortcodes.toml").write_text(
+        f'[service]\nbase_url = "{sandbox.base_url}"\ndownload_url = "{sandbox.download_url}"\n'
+        f'player_url = "{sandbox.player_url}"\nstatic_url = "{sandbox.static_url}"\n'
+    )
+    SiteBuilder(config.load(site), BuildOptions()).build()
+    return site / "_site" / "index.html"
+
+
+def test_each_script_embed_on_a_page_has_its_own_element_id(built_page: Path):
+    html = built_page.read_text()
+
+    elements = re.findall(r'<div id="(mediashortcodes-video-[^"]+)"></div>', html)
+    started = re.findall(r'var id = "(mediashortcodes-video-[^"]+)"', html)
+
+    assert len(elements) == 5 and len(set(elements)) == 5
+    assert started == elements  # each script starts the player of the element before it
+    assert sum(e.endswith("-2") for e in elements) == 2  # the second copy of 201 and of 202
+
+
+def test_numbering_copies_leaves_other_shortcodes_and_single_embeds_alone():
+    marker = re.compile("\x02k:(\\d+)\x03")
+    html_by_index = ['<div id="v-a"></div>', '<img src="x">', '<div id="v-b"></div>']
+    page = "\x02k:0\x03 \x02k:1\x03 \x02k:2\x03 \x02k:0\x03 \x02k:1\x03 \x02k:0\x03"
+
+    result = with_markers_replaced(page, marker, html_by_index, {0: "v-a", 2: "v-b"})
+
+    assert result == (
+        '<div id="v-a"></div> <img src="x"> <div id="v-b"></div> '
+        '<div id="v-a-2"></div> <img src="x"> <div id="v-a-3"></div>'
+    )
+    assert with_markers_replaced(page, marker, html_by_index) == page.replace(
+        "\x02k:0\x03", html_by_index[0]
+    ).replace("\x02k:1\x03", html_by_index[1]).replace("\x02k:2\x03", html_by_index[2])
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+def test_every_copy_of_a_script_embed_starts_its_own_player_in_chromium(built_page: Path):
+    from playwright.sync_api import expect, sync_playwright
+
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(built_page.as_uri())
+            players = page.locator('[id^="mediashortcodes-video-"]')
+            expect(players).to_have_count(5)
+            for i in range(5):  # the sandbox's player draws an iframe into its element
+                expect(players.nth(i).locator("iframe.mfp-frame")).to_have_count(1)
+        finally:
+            browser.close()
+    assert errors == []
