@@ -399,8 +399,6 @@ class SiteBuilder:
         # A site repeats shortcodes: each is rendered once unless its place can show.
         done: dict[str, str] = {}
         for sc, outcome in resolution.pairs():
-            if isinstance(outcome, VideoOutcome) and (element := renderer.element_id(sc)):
-                element_ids[len(html)] = element
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
                 # The same text has the same meaning (parsing round-trips), so the same outcome.
                 key = sc.source
@@ -415,8 +413,10 @@ class SiteBuilder:
                         Problem(sc.location.path, sc.location.line, sc.location.col, message)
                     )
                 else:
-                    if renderer.same_everywhere(sc):
+                    if renderer.same_everywhere(sc):  # never a script embed: it has an id
                         done[key] = text
+                    elif element := renderer.element_id(sc):
+                        element_ids[len(html)] = element
                     html.append(text)
                     continue
             else:
