@@ -24,7 +24,7 @@ from jinja2 import meta
 from markupsafe import Markup, escape
 
 from . import records
-from .config import Config, VideoConfig
+from .config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
 from .errors import ConfigError, MediaShortcodesError, Problem
 from .redact import redact_urls_in
 
@@ -212,7 +212,7 @@ class Renderer:
     def video(self, shortcode: Shortcode, file: records.File) -> Markup:
         """The iframe or script embed of a video; refuses a missing or unsafe mediaId."""
         media_id = _checked_media_id(shortcode, file)
-        embed = shortcode.option("embed") or self.video_config.embed
+        embed = self._embed(shortcode)
         if embed not in EMBEDS:
             raise EmbedError(f"embed must be iframe or script, not {embed!r}", shortcode.location)
         language = shortcode.option("lang") or self.video_config.language
@@ -257,16 +257,19 @@ class Renderer:
             },
         )
 
+    def _embed(self, shortcode: Shortcode) -> str:
+        """The video's embed: the shortcode's ``embed=``, else ``[video] embed``."""
+        return shortcode.option("embed") or self.video_config.embed
+
     def element_id(self, shortcode: Shortcode) -> str | None:
         """The page element id in this shortcode's HTML: a script embed's, else None.
 
         A page that shows the same one twice (a partial included twice, a macro called twice
         with the same video) has to number the copies: see ``site.with_markers_replaced``.
         """
-        if shortcode.name != "media_video":
-            return None
-        embed = shortcode.option("embed") or self.video_config.embed
-        return element_id(shortcode) if embed == "script" else None
+        if shortcode.name == "media_video" and self._embed(shortcode) == "script":
+            return element_id(shortcode)
+        return None
 
     def same_everywhere(self, shortcode: Shortcode) -> bool:
         """Whether the HTML of this (resolved) shortcode is the same wherever it is written.
@@ -276,7 +279,7 @@ class Renderer:
         A builder renders such a shortcode once and reuses the HTML for its other places.
         """
         if shortcode.name == "media_video":
-            embed = shortcode.option("embed") or self.video_config.embed
+            embed = self._embed(shortcode)
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
         else:
             names = (IMAGE_TEMPLATE, FIGURE_TEMPLATE)
@@ -304,7 +307,7 @@ class Renderer:
         if not value:
             raise ConfigError(
                 f"no service {key} to embed videos with: set [service] {key} in "
-                f"mediashortcodes.toml or the environment variable MEDIASHORTCODES_{key.upper()}"
+                f"mediashortcodes.toml or the environment variable {_URL_VARIABLES[key]}"
             )
         return value
 
@@ -404,6 +407,9 @@ def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:
             shortcode.location,
         )
     return media_id
+
+
+_URL_VARIABLES = {"player_url": ENV_PLAYER_URL, "static_url": ENV_STATIC_URL}
 
 
 def _checked_url(url: str, key: str) -> str:

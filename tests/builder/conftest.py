@@ -23,6 +23,19 @@ def point_at(site: Path, sandbox: Any, extra: str = "") -> None:
     config.write_text(text + extra)
 
 
+def small_site(root: Path, sandbox: Any, files: dict[str, str], *, player: bool) -> Path:
+    """A site at ``root`` made of ``files`` (path -> text), its [service] pointed at the
+    sandbox by URL, with the player's and static URLs only when ``player``."""
+    service = f'base_url = "{sandbox.base_url}"\ndownload_url = "{sandbox.download_url}"\n'
+    if player:
+        service += f'player_url = "{sandbox.player_url}"\nstatic_url = "{sandbox.static_url}"\n'
+    for name, text in {"mediashortcodes.toml": f"[service]\n{service}", **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Demo credentials in the environment and a fresh cache; returns the cache dir."""

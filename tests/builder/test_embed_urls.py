@@ -14,19 +14,15 @@ from mediashortcodes.cli import cli
 from mediashortcodes.errors import ConfigError
 from mediashortcodes.site import BuildOptions, SiteBuilder
 
+from .conftest import small_site
+
 LAYOUT = "<html><body>{{ page.content }}</body></html>\n"
 
 
 def site_without_player(tmp_path: Path, sandbox: Any, body: str) -> Path:
-    site = tmp_path / "site"
-    (site / "content").mkdir(parents=True)
-    (site / "templates").mkdir()
-    (site / "templates" / "page.html").write_text(LAYOUT)
-    (site / "content" / "index.md").write_text(f"---\ntitle: Home\n---\n\nIntro.\n\n{body}\n")
-    (site / "mediashortcodes.toml").write_text(
-        f'[service]\nbase_url = "{sandbox.base_url}"\ndownload_url = "{sandbox.download_url}"\n'
-    )
-    return site
+    page = f"---\ntitle: Home\n---\n\nIntro.\n\n{body}\n"
+    files = {"templates/page.html": LAYOUT, "content/index.md": page}
+    return small_site(tmp_path / "site", sandbox, files, player=False)
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ import pytest
 from mediashortcodes import config
 from mediashortcodes.site import BuildOptions, SiteBuilder, with_markers_replaced
 
+from .conftest import small_site
+
 CHROMIUM = Path("/usr/bin/chromium")
 
 LAYOUT = """<!doctype html>
@@ -31,19 +33,12 @@ LAYOUT = """<!doctype html>
 
 @pytest.fixture
 def built_page(tmp_path: Path, env: Path, sandbox: Any) -> Path:
-    site = tmp_path / "site"
-    (site / "content").mkdir(parents=True)
-    (site / "templates").mkdir()
-    (site / "templates" / "page.html").write_text(LAYOUT)
-    film = "<aside><% media_video 201 embed=script %></aside>\n"
-    (site / "templates" / "film.html").write_text(film)
-    (site / "content" / "index.md").write_text(
-        "---\ntitle: Films\n---\n\n<% media_video 203 embed=script %>\n"
-    )
-    (site / "mediashortcodes.toml").write_text(
-        f'[service]\nbase_url = "{sandbox.base_url}"\ndownload_url = "{sandbox.download_url}"\n'
-        f'player_url = "{sandbox.player_url}"\nstatic_url = "{sandbox.static_url}"\n'
-    )
+    files = {
+        "templates/page.html": LAYOUT,
+        "templates/film.html": "<aside><% media_video 201 embed=script %></aside>\n",
+        "content/index.md": "---\ntitle: Films\n---\n\n<% media_video 203 embed=script %>\n",
+    }
+    site = small_site(tmp_path / "site", sandbox, files, player=True)
     SiteBuilder(config.load(site), BuildOptions()).build()
     return site / "_site" / "index.html"
 
