@@ -70,9 +70,14 @@ class Folder:
 
     def to_api(self) -> dict[str, Any]:
         return {
-            "id": self.id, "name": self.name, "type": self.type, "depth": self.depth,
-            "archived": self.archived, "parent": self.parent,
-            "hasChildren": self.has_children, "separator": self.separator,
+            "id": self.id,
+            "name": self.name,
+            "type": self.type,
+            "depth": self.depth,
+            "archived": self.archived,
+            "parent": self.parent,
+            "hasChildren": self.has_children,
+            "separator": self.separator,
         }
 
 
@@ -142,12 +147,20 @@ class File:
 
     def to_api(self) -> dict[str, Any]:
         return {
-            "id": self.id, "name": self.name, "filename": self.filename,
-            "type": asdict(self.type), "filesize": self.filesize, "mark": self.mark,
-            "uploadedBy": self.uploaded_by, "uploaded": self.uploaded,
-            "mediaId": self.media_id, "alttext": self.alttext,
-            "smallPreview": self.small_preview, "thumbPreview": self.thumb_preview,
-            "gdprStatus": self.gdpr_status, "gdprType": self.gdpr_type,
+            "id": self.id,
+            "name": self.name,
+            "filename": self.filename,
+            "type": asdict(self.type),
+            "filesize": self.filesize,
+            "mark": self.mark,
+            "uploadedBy": self.uploaded_by,
+            "uploaded": self.uploaded,
+            "mediaId": self.media_id,
+            "alttext": self.alttext,
+            "smallPreview": self.small_preview,
+            "thumbPreview": self.thumb_preview,
+            "gdprStatus": self.gdpr_status,
+            "gdprType": self.gdpr_type,
         }
 
 
