@@ -19,6 +19,8 @@ def print_report(result: ReportResult) -> int:
 
     ``build --report`` uses this too, so both commands say the same thing.
     """
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if result.dry_run:
         for request in result.requests:
             click.echo(f"POST {USAGES_PATH} {json.dumps(request.body, ensure_ascii=False)}")
@@ -35,6 +37,7 @@ def run_report(
     config: Config,
     *,
     manifest: Manifest | None = None,
+    output: Path | None = None,
     state_path: Path | None = None,
     previous: str | None = None,
     dry_run: bool = False,
@@ -47,6 +50,7 @@ def run_report(
     result = report_site(
         config,
         manifest=manifest,
+        output=output,
         state_path=state_path,
         previous=previous,
         dry_run=dry_run,
@@ -70,6 +74,11 @@ def run_report(
     help="Diff against this manifest (the live site's media-usage.json) instead of the state.",
 )
 @click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the build was written (default: [site] output, _site).",
+)
+@click.option(
     "--state",
     "state_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -89,12 +98,14 @@ def report(
     dry_run: bool,
     send_all: bool,
     previous: str | None,
+    output: Path | None,
     state_path: Path | None,
     jobs: int,
 ) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
     run_report(
         config_module.load(site),
+        output=output,
         state_path=state_path,
         previous=previous,
         dry_run=dry_run,

@@ -3,15 +3,17 @@
 One orchestrator: diff the build's manifest against the last reported state (or the
 manifest published with the live site), send each page's additions and removals as
 ``POST /1/files/multiple/usages``, pages concurrently, and record each page in the state
-only after the service accepted it. Sending a report twice does no harm, so a crash or a
-failed request loses nothing: the next run sends what is still missing.
+only after the service accepted it. Additions are recorded as *pending* before they are
+sent, so an answer that never comes (a crash, a cut connection) still leaves the files on
+record: sent again while the page uses them, removed once it stops. Sending a report twice
+does no harm, so a crash or a failed request loses nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +34,7 @@ __all__ = [
     "load_previous",
     "report_site",
     "report_usage",
+    "service_of",
     "usage_warnings",
 ]
 
@@ -69,6 +72,7 @@ class ReportResult:
     unchanged: int = 0
     dry_run: bool = False
     disabled: bool = False
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -101,6 +105,11 @@ class ReportResult:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def service_of(config: Config) -> str:
+    """The service a report goes to, as the state records it (a sandbox's port changes)."""
+    return "sandbox" if config.service.sandbox else config.service.base_url.rstrip("/")
 
 
 def usage_warnings(config: Config) -> list[str]:
@@ -151,13 +160,23 @@ def _request(usage: Usage, removed_as_bool: bool) -> UsageRequest:
     return UsageRequest(usage.web.page, usage.removed, usage.ids, body)
 
 
+def _sending(known: PageUsage | None, change: PageChange) -> PageUsage:
+    """The page as recorded before its additions are sent: pending until accepted."""
+    added = set(change.added)
+    if known is None:
+        return PageUsage(change.title, (), tuple(sorted(added)))
+    files = tuple(sorted(set(known.files) - added))
+    return PageUsage(known.title, files, tuple(sorted(added.union(known.pending))))
+
+
 class _StateWriter:
     """Group commit: each page's update is on disk before its coroutine goes on, and
     updates that arrive while a write is running share the next write."""
 
-    def __init__(self, state: UsageState, site: str) -> None:
+    def __init__(self, state: UsageState, site: str, service: str) -> None:
         self._state = state
         self._site = site
+        self._service = service
         self._pending: dict[str, PageUsage | None] = {}
         self._lock = asyncio.Lock()
 
@@ -168,7 +187,7 @@ class _StateWriter:
                 return  # another coroutine's write already carried these pages
             batch, self._pending = self._pending, {}
             try:
-                await asyncio.to_thread(self._state.update, batch, self._site)
+                await asyncio.to_thread(self._state.update, batch, self._site, self._service)
             except BaseException:
                 self._pending = {**batch, **self._pending}
                 raise
@@ -198,51 +217,66 @@ async def report_usage(
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
     state = UsageState(state_path or config.usage_state_path)
+    service = service_of(config)
+    warnings: list[str] = []
     if isinstance(previous, Manifest):
         base = previous
+    elif previous:
+        base = await load_previous(previous)
     else:
-        base = await load_previous(previous) if previous else state.load(manifest.site)
+        base = state.load(manifest.site)
+        if service and base.service and base.service != service:
+            warnings.append(
+                f"{state.path} follows the usage reported to {base.service}; this report goes "
+                f"to {service}: every page is sent to it as new, and the state starts over "
+                f"(what {base.service} was told is no longer followed)"
+            )
+            base = Manifest(manifest.site)
     changes = diff(base, manifest, send_all=send_all)
     changed = {change.url for change in changes}
     unchanged = sum(url not in changed for url in manifest.pages)
     date = (today or dt.date.today()).isoformat()
     plan = _plan(config, changes, date)
     as_bool = config.usage.removed_as_bool
+    done = {"unchanged": unchanged, "warnings": tuple(warnings)}
     if dry_run:
         requests = tuple(_request(u, as_bool) for _, usages in plan for u in usages)
-        return ReportResult(requests=requests, unchanged=unchanged, dry_run=True)
+        return ReportResult(requests=requests, dry_run=True, **done)
     if client is None and plan:
         raise TypeError("report_usage needs a client when there is something to send")
 
-    writer = _StateWriter(state, manifest.site)
+    writer = _StateWriter(state, manifest.site, service)
     # Pages the base already agrees with are recorded too, so that a run against
-    # --previous leaves a complete state behind.
-    await writer.set({url: page for url, page in manifest.pages.items() if url not in changed})
+    # --previous leaves a complete state behind; additions are recorded as pending.
+    start = {url: page for url, page in manifest.pages.items() if url not in changed}
+    sending = {c.url: _sending(base.pages.get(c.url), c) for c in changes if c.added}
+    await writer.set({**start, **sending})
     if client is None:
-        return ReportResult(unchanged=unchanged)
-    run = _Run(client, writer, base, as_bool)
+        return ReportResult(**done)
+    run = _Run(client, writer, {**base.pages, **sending}, as_bool)
     await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
     if run.fatal is not None:
         raise run.fatal
-    return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), unchanged=unchanged)
+    return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), **done)
 
 
 @dataclass
 class _Run:
     client: UsageClient
     writer: _StateWriter
-    base: Manifest
+    recorded: Mapping[str, PageUsage]  # each page as the state has it when the run starts
     removed_as_bool: bool
     accepted: list[UsageRequest] = field(default_factory=list)
     failed: list[PageFailure] = field(default_factory=list)
     fatal: ServiceError | None = None
 
     async def page(self, change: PageChange, usages: list[Usage]) -> None:
-        known = self.base.pages.get(change.url)
+        known = self.recorded.get(change.url)
         files = set(known.files) if known else set()
+        pending = set(known.pending) if known else set()
         # A new title reaches the service with the additions; until they are accepted
         # the state keeps the old one, so a rename is sent again next time.
-        title = known.title if known and change.added else change.title
+        title = known.title if known else change.title
         errors = []
         for usage in usages:
             if self.fatal is not None:
@@ -258,12 +292,14 @@ class _Run:
                 errors.append(str(exc))
                 continue
             self.accepted.append(_request(usage, self.removed_as_bool))
+            pending -= set(usage.ids)
             if usage.removed:
                 files -= set(usage.ids)
             else:
                 files |= set(usage.ids)
                 title = change.title
-            await self.writer.set({change.url: PageUsage(title, tuple(sorted(files)))})
+            page = PageUsage(title, tuple(sorted(files)), tuple(sorted(pending)))
+            await self.writer.set({change.url: page})
         if errors:
             self.failed.append(PageFailure(change.url, "; ".join(errors)))
 
@@ -319,10 +355,23 @@ async def load_previous(
     return Manifest.from_json(response.content, source=f"--previous {shown}")
 
 
+def _built_manifest(config: Config, output: Path) -> Manifest:
+    path = output / MANIFEST_NAME
+    manifest = Manifest.load(path)
+    if manifest.site.rstrip("/") != config.site.base_url.rstrip("/"):
+        raise ConfigError(
+            f"{path} was built for {manifest.site}, but [site] base_url is now "
+            f"{config.site.base_url}: run `mediashortcodes build` first, so the report "
+            "names the pages by their new addresses"
+        )
+    return manifest
+
+
 def report_site(
     config: Config,
     *,
     manifest: Manifest | None = None,
+    output: Path | None = None,
     state_path: str | Path | None = None,
     previous: str | Path | Manifest | None = None,
     dry_run: bool = False,
@@ -332,15 +381,16 @@ def report_site(
 ) -> ReportResult:
     """Synchronous entry point for the CLI and ``build --report``.
 
-    Reads ``<output>/media-usage.json`` unless ``manifest`` is given. Everything local
-    (manifest, ``previous``, state) is read before the service is opened, and the service
+    Reads ``media-usage.json`` in ``output`` (default: the site's output folder) unless
+    ``manifest`` is given, and refuses one built for another ``[site] base_url``. Everything
+    local (manifest, ``previous``, state) is read before the service is opened; the service
     (the sandbox too) is opened only when there is something to send, so a site that did
     not change needs no credentials.
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
     if manifest is None:
-        manifest = Manifest.load(config.output_dir / MANIFEST_NAME)
+        manifest = _built_manifest(config, output or config.output_dir)
     if previous is not None:
         previous = asyncio.run(load_previous(previous))
     options: dict[str, Any] = dict(

@@ -4,6 +4,8 @@ A manifest maps every absolute page URL to its title and the ids of the files it
 ``{"site": base_url, "pages": {url: {"title": ..., "files": [ids, sorted]}}}``. The same
 format serves as the build's ``media-usage.json``, as the durable report state and as the
 ``--previous`` manifest of the live site, so all three can be diffed against each other.
+Only the state has two more keys: ``"service"``, the service it was reported to, and a
+page's ``"pending"``, files sent as additions whose acceptance was never confirmed.
 
 Everything here is pure except ``Manifest.load`` and ``Manifest.write_atomic``.
 """
@@ -66,10 +68,16 @@ _ENCODE_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 
 @dataclass(frozen=True)
 class PageUsage:
-    """One page: its title (the usage's ``pageName``) and the sorted ids of its files."""
+    """One page: its title (the usage's ``pageName``) and the sorted ids of its files.
+
+    In the report state, ``pending`` holds the ids sent as additions without a confirmed
+    answer (recorded before they are sent): the service may hold them or not, so they are
+    sent again while the page uses them, and removed when it stops.
+    """
 
     title: str
     files: tuple[int, ...]
+    pending: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,7 @@ class Manifest:
 
     site: str
     pages: Mapping[str, PageUsage] = field(default_factory=dict)
+    service: str = ""  # the report state only: the service these pages were reported to
 
     def __post_init__(self) -> None:
         ordered = {url: self.pages[url] for url in sorted(self.pages)}
@@ -105,6 +114,8 @@ class Manifest:
         with an indent, json encodes in pure Python (a fifth of writing a large site)."""
         text = _ENCODE_TEXT
         lines = ["{", f'  "site": {text(self.site)},']
+        if self.service:
+            lines.append(f'  "service": {text(self.service)},')
         if not self.pages:
             lines.append('  "pages": {}')
         else:
@@ -113,11 +124,11 @@ class Manifest:
             for i, (url, page) in enumerate(self.pages.items()):
                 lines.append(f"    {text(url)}: {{")
                 lines.append(f'      "title": {text(page.title)},')
-                if page.files:
-                    ids = ",\n        ".join(map(str, page.files))
-                    lines.append(f'      "files": [\n        {ids}\n      ]')
-                else:
-                    lines.append('      "files": []')
+                lines.append(
+                    f'      "files": {_id_list(page.files)}' + ("," if page.pending else "")
+                )
+                if page.pending:
+                    lines.append(f'      "pending": {_id_list(page.pending)}')
                 lines.append("    }," if i < last else "    }")
             lines.append("  }")
         lines.append("}\n")
@@ -136,9 +147,10 @@ class Manifest:
             raise ConfigError(
                 f'{source}: not a usage manifest: expected an object with "site" and "pages"'
             )
-        site = data.get("site", "")
-        if not isinstance(site, str):
-            raise ConfigError(f'{source}: "site" must be a string')
+        site, service = data.get("site", ""), data.get("service", "")
+        for key, value in (("site", site), ("service", service)):
+            if not isinstance(value, str):
+                raise ConfigError(f'{source}: "{key}" must be a string')
         pages = {}
         for url, page in data["pages"].items():
             if not isinstance(page, dict) or not isinstance(page.get("files"), list):
@@ -146,8 +158,14 @@ class Manifest:
             title = page.get("title", "")
             if not isinstance(title, str):
                 raise ConfigError(f'{source}: page {url}: "title" must be a string')
-            pages[url] = PageUsage(title, _file_ids(page["files"], f"{source}: page {url}"))
-        return cls(site=site, pages=pages)
+            pending = page.get("pending", [])
+            if not isinstance(pending, list):
+                raise ConfigError(f'{source}: page {url}: "pending" must be a list')
+            where = f"{source}: page {url}"
+            pages[url] = PageUsage(
+                title, _file_ids(page["files"], where), _file_ids(pending, where)
+            )
+        return cls(site=site, pages=pages, service=service)
 
     @classmethod
     def load(cls, path: str | Path) -> Manifest:
@@ -157,8 +175,8 @@ class Manifest:
         except FileNotFoundError:
             raise ConfigError(
                 f"{path}: no usage manifest here; run `mediashortcodes build` first "
-                "(a build written elsewhere with --output reports with `build --output DIR "
-                "--report`)"
+                "(for a build written elsewhere with --output: `mediashortcodes report "
+                "--output DIR`)"
             ) from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the usage manifest: {exc.strerror}") from None
@@ -167,6 +185,12 @@ class Manifest:
     def write_atomic(self, path: str | Path) -> None:
         """Write through a temporary file in the same folder so a reader never sees half."""
         write_text_atomic(Path(path), self.to_json())
+
+
+def _id_list(ids: tuple[int, ...]) -> str:
+    if not ids:
+        return "[]"
+    return "[\n        " + ",\n        ".join(map(str, ids)) + "\n      ]"
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -199,16 +223,19 @@ def diff(previous: Manifest, current: Manifest, *, send_all: bool = False) -> li
     A page whose title changed sends all its files again so the service shows the new name;
     a page gone from ``current`` removes all its files. ``send_all`` re-sends every current
     file as an addition (removals stay as diffed). Pages with nothing to send are left out.
+    Files ``pending`` in ``previous`` count as not held for additions and as held for
+    removals: whatever the service did with them, the report ends up right.
     """
     changes = []
     for url in sorted(set(previous.pages) | set(current.pages)):
         before = previous.pages.get(url)
         after = current.pages.get(url)
-        old = set(before.files) if before else set()
+        held = set(before.files) if before else set()
+        maybe = held.union(before.pending) if before else set()
         new = set(after.files) if after else set()
         renamed = before is not None and after is not None and before.title != after.title
-        added = new if send_all or renamed else new - old
-        removed = old - new
+        added = new if send_all or renamed else new - held
+        removed = maybe - new
         if added or removed:
             title = after.title if after else before.title if before else ""
             changes.append(PageChange(url, title, tuple(sorted(added)), tuple(sorted(removed))))

@@ -4,6 +4,7 @@ The file (default ``.mediashortcodes/usage-state.json`` in the site) is only eve
 whole, through a temporary file and ``os.replace``, so a crash leaves the old or the new
 version and never half of one. Updates are per page and merge into what is on disk under
 an exclusive lock file, so two reports running at once cannot lose each other's pages.
+The state names the service it was reported to: a report to another service starts over.
 """
 
 from __future__ import annotations
@@ -49,24 +50,38 @@ class UsageState:
                 "(deleting it alone would forget the removals still to send)"
             ) from None
 
-    def update(self, pages: Mapping[str, PageUsage | None], site: str) -> None:
-        """Set each URL to what the service now holds (None or no files: forget the page)."""
+    def update(self, pages: Mapping[str, PageUsage | None], site: str, service: str = "") -> None:
+        """Set each URL to what the service may now hold (None, or no files held or pending:
+        forget the page). A state reported to another ``service`` is replaced, not merged."""
         with self._locked():
             state = self.load(site)
-            merged = dict(state.pages)
+            other_service = bool(service and state.service and state.service != service)
+            merged = {} if other_service else dict(state.pages)
             for url, page in pages.items():
-                if page is None or not page.files:
+                if page is None or not (page.files or page.pending):
                     merged.pop(url, None)
                 else:
                     merged[url] = page
-            updated = Manifest(site=site, pages=merged)
+            updated = Manifest(site=site, pages=merged, service=service or state.service)
             if updated != state:
-                write_text_atomic(self.path, updated.to_json())
+                try:
+                    write_text_atomic(self.path, updated.to_json())
+                except OSError as exc:
+                    raise ConfigError(
+                        f"{self.path}: cannot write the usage state: {exc.strerror}"
+                    ) from None
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._thread_lock, open(self.lock_path, "a+b") as handle:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.lock_path, "a+b")  # noqa: SIM115 - closed below, after unlocking
+        except OSError as exc:
+            raise ConfigError(
+                f"{self.lock_path}: cannot lock the usage state: {exc.strerror} (it must be a "
+                "file in a folder you can write; move what is in the way, or pass --state)"
+            ) from None
+        with self._thread_lock, handle:
             if fcntl is not None:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:

@@ -61,7 +61,7 @@ def test_a_site_not_built_yet_is_a_usage_error(runner: CliRunner, tmp_path: Path
     result = runner.invoke(cli, ["report", str(site), "--dry-run"])
     assert result.exit_code == 2
     assert "run `mediashortcodes build` first" in result.stderr
-    assert "`build --output DIR --report`" in result.stderr  # for a site built elsewhere
+    assert "`mediashortcodes report --output DIR`" in result.stderr  # for a site built elsewhere
 
 
 def test_a_previous_that_cannot_be_read_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
@@ -93,3 +93,41 @@ def test_an_unchanged_site_needs_no_credentials(runner: CliRunner, tmp_path: Pat
     assert result.stdout.splitlines()[-1] == (
         "0 pages reported (0 additions, 0 removals), 2 unchanged"
     )
+
+
+def test_output_reports_the_build_written_there(runner: CliRunner, tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    elsewhere = tmp_path / "public"
+    Manifest.from_pages(SITE, [(f"{SITE}/new/", "New", [9])]).write_atomic(
+        elsewhere / "media-usage.json"
+    )
+    result = runner.invoke(cli, ["report", str(site), "--output", str(elsewhere), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert [
+        json.loads(line.split(" ", 2)[2])["web"]["page"] for line in result.stdout.splitlines()[:-1]
+    ] == [f"{SITE}/new/"]
+
+
+def test_a_manifest_built_for_another_base_url_is_refused(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    site = make_site(tmp_path)
+    toml = site / "mediashortcodes.toml"
+    toml.write_text(toml.read_text().replace(SITE, "https://new.s.org"))
+    result = runner.invoke(cli, ["report", str(site), "--dry-run"])
+    assert result.exit_code == 2
+    assert f"was built for {SITE}, but [site] base_url is now https://new.s.org" in result.stderr
+    assert "run `mediashortcodes build` first" in result.stderr
+
+
+def test_a_usage_state_lock_that_cannot_be_made_is_a_clear_error(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    site = make_site(tmp_path)
+    state = site / ".mediashortcodes" / "usage-state.json"
+    Manifest.load(site / "_site" / "media-usage.json").write_atomic(state)
+    (site / ".mediashortcodes" / "usage-state.json.lock").mkdir()
+    result = runner.invoke(cli, ["report", str(site)])
+    assert result.exit_code == 2, result.output
+    assert "usage-state.json.lock: cannot lock the usage state" in result.stderr
+    assert "Traceback" not in result.output + result.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mediashortcodes.usage import Manifest, PageChange, diff
+from mediashortcodes.usage import Manifest, PageChange, PageUsage, diff
 
 SITE = "https://s.org"
 
@@ -59,6 +59,23 @@ def test_a_page_without_files_has_nothing_to_send() -> None:
     assert diff(Manifest(SITE), manifest(empty=("Empty", []))) == []
 
 
+def test_pending_files_are_sent_again_while_used_and_removed_once_dropped() -> None:
+    # The service may or may not hold a pending file (its answer was lost): an addition
+    # is sent again while the page uses it, a removal once it stops.
+    previous = Manifest(
+        SITE,
+        {
+            f"{SITE}/a/": PageUsage("A", (1,), pending=(2, 3)),
+            f"{SITE}/gone/": PageUsage("Gone", (), pending=(7,)),
+        },
+    )
+    current = manifest(a=("A", [1, 2]))
+    assert diff(previous, current) == [
+        PageChange(f"{SITE}/a/", "A", (2,), (3,)),
+        PageChange(f"{SITE}/gone/", "Gone", (), (7,)),
+    ]
+
+
 pages = st.dictionaries(
     st.sampled_from("abcdef"),
     st.tuples(st.sampled_from(["T", "U"]), st.lists(st.integers(0, 20), max_size=6)),
@@ -76,3 +93,25 @@ def test_applying_the_diff_to_the_previous_state_gives_the_current_files(old, ne
         files -= set(change.removed)
     expected = {url: set(page.files) for url, page in current.pages.items() if page.files}
     assert {url: files for url, files in state.items() if files} == expected
+
+
+@given(pages, pages, st.data())
+def test_whatever_the_service_did_with_pending_files_the_diff_ends_right(old, new, data) -> None:
+    previous = Manifest(
+        SITE,
+        {
+            f"{SITE}/{k}/": PageUsage(t, tuple(sorted(set(f[::2]))), tuple(sorted(set(f[1::2]))))
+            for k, (t, f) in old.items()
+        },
+    )
+    current = manifest(**new)
+    service = {}
+    for url, page in previous.pages.items():
+        held = data.draw(st.sets(st.sampled_from(page.pending)) if page.pending else st.just(set()))
+        service[url] = set(page.files) | held
+    for change in diff(previous, current):
+        files = service.setdefault(change.url, set())
+        files |= set(change.added)
+        files -= set(change.removed)
+    expected = {url: set(page.files) for url, page in current.pages.items() if page.files}
+    assert {url: files for url, files in service.items() if files} == expected

@@ -89,6 +89,8 @@ def test_a_manifest_survives_a_json_round_trip(entries: list) -> None:
         ("[]", "not a usage manifest"),
         ('{"site": "x"}', "not a usage manifest"),
         ('{"site": 3, "pages": {}}', '"site" must be a string'),
+        ('{"site": "x", "service": 1, "pages": {}}', '"service" must be a string'),
+        ('{"site": "x", "pages": {"u": {"files": [], "pending": 2}}}', '"pending" must be a list'),
         (
             '{"site": "x", "pages": {"u": {"title": "t"}}}',
             'page u must be an object with a "files"',
@@ -125,21 +127,33 @@ def test_manifest_pages_cannot_be_changed_after_creation() -> None:
 
 @given(
     site=st.text(max_size=30),
+    service=st.text(max_size=30),
     pages=st.dictionaries(
         st.text(max_size=30),
-        st.tuples(st.text(max_size=30), st.lists(st.integers(0, 10**12), max_size=6)),
+        st.tuples(
+            st.text(max_size=30),
+            st.lists(st.integers(0, 10**12), max_size=6),
+            st.lists(st.integers(0, 10**12), max_size=3),
+        ),
         max_size=5,
     ),
 )
 def test_to_json_is_the_indented_json_of_the_manifest(
-    site: str, pages: dict[str, tuple[str, list[int]]]
+    site: str, service: str, pages: dict[str, tuple[str, list[int], list[int]]]
 ) -> None:
-    manifest = Manifest.from_pages(site, [(url, title, ids) for url, (title, ids) in pages.items()])
-    data = {
-        "site": site,
-        "pages": {
-            url: {"title": page.title, "files": list(page.files)}
-            for url, page in manifest.pages.items()
+    # A report state has a service and pending files; a build's manifest has neither.
+    manifest = Manifest(
+        site,
+        {
+            url: PageUsage(title, tuple(sorted(set(ids))), tuple(sorted(set(pending))))
+            for url, (title, ids, pending) in pages.items()
         },
-    }
+        service=service,
+    )
+    data: dict = {"site": site, **({"service": service} if service else {}), "pages": {}}
+    for url, page in manifest.pages.items():
+        data["pages"][url] = {"title": page.title, "files": list(page.files)}
+        if page.pending:
+            data["pages"][url]["pending"] = list(page.pending)
     assert manifest.to_json() == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    assert Manifest.from_json(manifest.to_json()) == manifest

@@ -207,7 +207,7 @@ def test_dry_run_sends_nothing(sandbox: Any, site: Site) -> None:
     assert not site.state.exists()
 
 
-def test_refused_credentials_exit_3_and_record_nothing(
+def test_refused_credentials_exit_3_and_confirm_nothing(
     sandbox: Any, site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", "not-the-refresh-token")
@@ -215,4 +215,23 @@ def test_refused_credentials_exit_3_and_record_nothing(
     result = site.report()
     assert result.exit_code == 3
     assert "not-the-refresh-token" not in result.output + result.stderr
-    assert not site.state.exists()
+    # The addition was about to be sent: pending, never held, so the next run sends it.
+    assert [(p.files, p.pending) for p in Manifest.load(site.state).pages.values()] == [((), (1,))]
+
+
+def test_a_report_whose_answer_was_cut_off_is_removed_once_the_page_goes(
+    sandbox: Any, site: Site
+) -> None:
+    manifest = site.build(a=("A", [101]))
+    assert site.report().exit_code == 0
+    site.build(a=("A", [101]), teaser=("Teaser", [117]))
+    sandbox.fault("truncate", path_prefix=USAGES)
+    assert site.report().exit_code == 3
+    assert sorted(sandbox.pages()) == [f"{SITE}/a/", f"{SITE}/teaser/"]  # recorded all the same
+    sandbox.clear_failures()
+
+    site.build(a=("A", [101]))
+    result = site.report()
+    assert result.exit_code == 0, result.output
+    assert sandbox.pages() == in_service(manifest)
+    assert Manifest.load(site.state).pages == manifest.pages

@@ -159,7 +159,9 @@ async def test_a_failed_page_is_listed_kept_out_of_the_state_and_sent_next_time(
     assert (
         result.summary() == "1 page reported (1 addition, 0 removals), 0 unchanged, 1 page failed"
     )
-    assert set(state_of(config).pages) == {f"{SITE}/a/"}
+    state = state_of(config).pages
+    assert state[f"{SITE}/a/"] == PageUsage("A", (1,))
+    assert state[f"{SITE}/b/"] == PageUsage("B", (), pending=(2,))
 
     client = RecordingClient()
     assert (await report(config, manifest, client)).ok
@@ -197,7 +199,7 @@ async def test_refused_credentials_stop_the_report_with_the_service_error(config
     client = RecordingClient(failing={f"{SITE}/a/": AuthenticationError("credentials refused")})
     with pytest.raises(AuthenticationError):
         await report(config, site_manifest(a=("A", [1])), client, jobs=1)
-    assert not config.usage_state_path.exists()
+    assert state_of(config).pages[f"{SITE}/a/"] == PageUsage("A", (), pending=(1,))
 
 
 async def test_an_unreachable_service_before_any_success_stops_the_report(config: Config) -> None:
@@ -332,8 +334,90 @@ async def test_a_crash_mid_report_keeps_the_accepted_pages_and_the_next_run_send
     crashing = RecordingClient(failing={f"{SITE}/c/": RuntimeError("killed")})
     with pytest.raises(RuntimeError):
         await report(config, manifest, crashing, jobs=1)
-    assert set(state_of(config).pages) == {f"{SITE}/a/", f"{SITE}/b/"}
+    assert [(p.files, p.pending) for p in state_of(config).pages.values()] == [
+        ((1,), ()),
+        ((2,), ()),
+        ((), (3,)),
+    ]
 
     client = RecordingClient()
     await report(config, manifest, client)
     assert [b["web"]["page"] for b in client.received] == [f"{SITE}/c/"]
+
+
+class LosesAnswers(RecordingClient):
+    """The service records each usage, but the answer never comes back."""
+
+    async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
+        await super().report_usage(usage, removed_as_bool=removed_as_bool)
+        raise ServerError("the connection was cut before the answer")
+
+
+async def test_an_addition_whose_answer_was_lost_is_removed_once_its_page_goes(
+    config: Config,
+) -> None:
+    await report(config, site_manifest(a=("A", [1])))
+    lost = LosesAnswers()
+    result = await report(config, site_manifest(a=("A", [1]), teaser=("Teaser", [7])), lost)
+    assert not result.ok
+    assert [b["web"]["page"] for b in lost.received] == [f"{SITE}/teaser/"]  # the service has it
+
+    client = RecordingClient()
+    assert (await report(config, site_manifest(a=("A", [1])), client)).ok
+    assert [(b["web"]["page"], b["id"], b["removed"]) for b in client.received] == [
+        (f"{SITE}/teaser/", [7], "true")
+    ]
+    assert set(state_of(config).pages) == {f"{SITE}/a/"}
+
+
+async def test_an_addition_whose_answer_was_lost_is_sent_again_while_used(config: Config) -> None:
+    manifest = site_manifest(a=("A", [1, 2]))
+    await report(config, manifest, LosesAnswers())
+    client = RecordingClient()
+    assert (await report(config, manifest, client)).ok
+    assert [b["id"] for b in client.received] == [[1, 2]]
+    assert state_of(config).pages[f"{SITE}/a/"] == PageUsage("A", (1, 2))
+
+
+async def test_a_failed_send_all_is_sent_again_by_a_plain_report(config: Config) -> None:
+    manifest = site_manifest(a=("A", [1]), b=("B", [2]))
+    await report(config, manifest)
+    failing = RecordingClient(failing={f"{SITE}/b/": ServerError("503")})
+    assert not (await report(config, manifest, failing, send_all=True)).ok
+
+    client = RecordingClient()
+    assert (await report(config, manifest, client)).ok
+    assert [(b["web"]["page"], b["id"]) for b in client.received] == [(f"{SITE}/b/", [2])]
+
+
+def for_service(config: Config, base_url: str) -> Config:
+    return config.with_service(base_url=base_url)
+
+
+async def test_a_state_of_another_service_is_not_taken_for_this_ones(config: Config) -> None:
+    staging = for_service(config, "https://staging.example/api")
+    await report(staging, site_manifest(a=("A", [1]), old=("Old", [5])))
+    assert state_of(config).service == "https://staging.example/api"
+
+    production = for_service(config, "https://media.example/api/")
+    client = RecordingClient()
+    result = await report(production, site_manifest(a=("A", [1])), client)
+    assert [(b["web"]["page"], b["removed"]) for b in client.received] == [(f"{SITE}/a/", "false")]
+    assert len(result.warnings) == 1
+    assert "follows the usage reported to https://staging.example/api" in result.warnings[0]
+    assert "this report goes to https://media.example/api" in result.warnings[0]
+    state = state_of(config)
+    assert (state.service, set(state.pages)) == ("https://media.example/api", {f"{SITE}/a/"})
+
+    again = RecordingClient()
+    result = await report(production, site_manifest(a=("A", [1])), again)
+    assert (again.received, result.warnings) == ([], ())
+
+
+async def test_the_built_in_sandbox_is_one_service_whatever_its_port(config: Config) -> None:
+    sandbox = config.with_service(base_url="http://127.0.0.1:40001", sandbox=True)
+    await report(sandbox, site_manifest(a=("A", [1])))
+    client = RecordingClient()
+    moved = config.with_service(base_url="http://127.0.0.1:40002", sandbox=True)
+    result = await report(moved, site_manifest(a=("A", [1])), client)
+    assert (client.received, result.warnings, state_of(config).service) == ([], (), "sandbox")

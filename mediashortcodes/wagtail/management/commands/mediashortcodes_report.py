@@ -58,6 +58,8 @@ class Command(BaseCommand):
         self._print(result)
 
     def _print(self, result: ReportResult) -> None:
+        for warning in result.warnings:
+            self.stderr.write(f"warning: {warning}")
         if result.dry_run:
             for request in result.requests:
                 body = json.dumps(request.body, ensure_ascii=False)
