@@ -2,8 +2,9 @@
 
 A build swaps its staging directory in for the output and deletes the old one, so an
 output that is, or holds, the site's own files would delete them: the site root, content,
-templates, static files or the cache. An existing directory that no build wrote (it has
-no usage manifest) is refused too, so a mistyped ``--output ~/Documents`` deletes nothing.
+templates, static files, the cache or the usage state. An existing directory that no build
+wrote (it has no usage manifest) is refused too, so a mistyped ``--output ~/Documents``
+deletes nothing.
 """
 
 from __future__ import annotations
@@ -29,24 +30,30 @@ def check_output_dir(output: Path, config: Config) -> None:
     output = output.resolve()
     site = config.site
     protected = {
-        "the site itself": config.root.resolve(),
-        f"[site] content ({site.content})": config.path(site.content),
-        f"[site] templates ({site.templates})": config.path(site.templates),
-        f"[site] static ({site.static})": config.path(site.static),
-        "the media cache": config.cache_dir,
+        "the site itself": (config.root.resolve(), ""),
+        f"[site] content ({site.content})": (config.path(site.content), ""),
+        f"[site] templates ({site.templates})": (config.path(site.templates), ""),
+        f"[site] static ({site.static})": (config.path(site.static), ""),
+        "the media cache": (config.cache_dir, ", or move [cache] dir out of it"),
+        # The record of what the service was told: losing it would lose the removals owed.
+        f"the usage state ({config.usage_state_path})": (
+            config.usage_state_path,
+            ", or move [usage] state out of it",
+        ),
     }
-    for what, path in protected.items():
+    for what, (path, or_else) in protected.items():
         if _holds(output, path):
             raise ConfigError(
                 f"the output directory {output} holds {what}, which the build would delete "
                 "when it replaces the output; set [site] output (or --output) to a folder "
-                "of its own, such as _site"
+                f"of its own, such as _site{or_else}"
             )
-    if _holds(config.path(site.static), output):
-        raise ConfigError(
-            f"the output directory {output} is inside [site] static, which is copied into "
-            "every build; set [site] output (or --output) to a folder outside it"
-        )
+    for setting, folder in (("static", site.static), ("content", site.content)):
+        if _holds(config.path(folder), output):
+            raise ConfigError(
+                f"the output directory {output} is inside [site] {setting}, whose files are "
+                "the site's sources; set [site] output (or --output) to a folder outside it"
+            )
     if output.is_dir() and any(output.iterdir()) and not (output / MANIFEST_NAME).is_file():
         raise ConfigError(
             f"the output directory {output} is not empty and was not written by a build (it "

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from mediashortcodes.config import Config, SiteConfig
+from mediashortcodes.config import CacheConfig, Config, SiteConfig, UsageConfig
 from mediashortcodes.errors import ConfigError
 from mediashortcodes.outputdir import check_output_dir, remove_leftovers
 
@@ -32,6 +33,7 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
         ("templates", "[site] templates (templates)"),
         ("static", "[site] static (static)"),
         ("../cache", "the media cache"),
+        (".mediashortcodes", "the usage state"),
     ],
 )
 def test_an_output_that_is_or_holds_the_sites_files_is_refused(config, output, named):
@@ -41,9 +43,24 @@ def test_an_output_that_is_or_holds_the_sites_files_is_refused(config, output, n
     assert "[site] output (or --output)" in str(caught.value)
 
 
-def test_an_output_inside_the_static_files_is_refused(config):
-    with pytest.raises(ConfigError, match="inside \\[site\\] static"):
-        check_output_dir(config.path("static/_site"), config)
+@pytest.mark.parametrize("folder", ["static", "content"])
+def test_an_output_inside_the_static_files_or_the_content_is_refused(config, folder):
+    with pytest.raises(ConfigError, match=f"inside \\[site\\] {folder}"):
+        check_output_dir(config.path(f"{folder}/_site"), config)
+
+
+@pytest.mark.parametrize(("key", "setting"), [("cache", "[cache] dir"), ("state", "[usage] state")])
+def test_a_cache_or_usage_state_inside_the_output_names_its_setting(
+    config, key, setting, monkeypatch
+):
+    if key == "cache":
+        monkeypatch.delenv("MEDIASHORTCODES_CACHE_DIR")
+        config = replace(config, cache=CacheConfig(dir="_site/cache"))
+    else:
+        config = replace(config, usage=UsageConfig(state="_site/usage-state.json"))
+    with pytest.raises(ConfigError, match="would delete") as caught:
+        check_output_dir(config.path("_site"), config)
+    assert f"or move {setting} out of it" in str(caught.value)
 
 
 def test_a_full_directory_that_no_build_wrote_is_refused(config, tmp_path):
