@@ -1,11 +1,13 @@
 """The ``mediashortcodes`` command line.
 
 Domain errors become exit codes only here: 1 content/report problems, 2 usage or config
-errors, 3 the service could not be reached or refused the credentials.
+errors, 3 the service could not be reached or refused the credentials; 130 and 143 after
+Ctrl-C and SIGTERM, as a shell reports them.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -26,6 +28,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_PROBLEMS = 1
 EXIT_CONFIG = 2
 EXIT_SERVICE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI job cancelled, ``docker stop``): unwinds like Ctrl-C, so a build removes
+    its staging folder and keeps the previous output, and a report's state stays whole."""
 
 
 class CommandError(click.ClickException):
@@ -56,6 +65,10 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except MediaShortcodesError as exc:
             raise CommandError(str(exc), exit_code_for(exc)) from None
+        except Terminated:
+            raise CommandError("terminated", EXIT_TERMINATED) from None
+        except KeyboardInterrupt:
+            raise CommandError("interrupted", EXIT_INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -66,7 +79,7 @@ Credentials come from the environment: MEDIASHORTCODES_CLIENT_ID,
             MEDIASHORTCODES_CLIENT_SECRET, MEDIASHORTCODES_REFRESH_TOKEN.
 Exit codes: 0 success; 1 the content or a report has problems (each listed);
             2 usage or configuration error; 3 the service could not be reached
-            or refused the credentials."""
+            or refused the credentials; 130 Ctrl-C; 143 SIGTERM."""
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -92,7 +105,12 @@ def cli() -> None:
     """Use images and videos from the Media Asset Service in static and Jinja sites."""
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     cli.main(prog_name="mediashortcodes")
 
 

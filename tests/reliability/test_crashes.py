@@ -83,6 +83,30 @@ def test_a_build_killed_mid_download_leaves_the_output_and_cache_whole(site, san
     assert snapshot(site.output) == first  # a rebuild gives byte-identical output
 
 
+@pytest.mark.parametrize(
+    ("sent", "code", "said"),
+    [(signal.SIGINT, 130, "error: interrupted"), (signal.SIGTERM, 143, "error: terminated")],
+)
+def test_a_build_stopped_by_ctrl_c_or_sigterm_says_so_and_keeps_the_output(
+    site, sandbox, sent, code, said
+):
+    # A CI job cancelled sends SIGTERM: it exits as a shell reports a signal, never with 1
+    # ("the content has problems"), and cleans up at once rather than at the next build.
+    site.run("build")
+    previous = snapshot(site.output)
+    site.cache_dir = site.scan_root / f"cold-cache-{sent}"
+    sandbox.fault("stall", seconds=0.1, path_prefix="/dn/")
+    build = site.spawn("build", "--jobs", "2")
+    wait_until(lambda: len(site.blobs()) >= 2, "two images are in the cache")
+    build.send_signal(sent)
+    run = site.finish(build, ("build",))
+    assert run.exit_code == code, str(run)
+    assert said in run.stderr and "Traceback" not in run.stderr
+    assert snapshot(site.output) == previous
+    assert site.leftovers() == []
+    site.assert_cache_consistent()
+
+
 def test_what_a_build_killed_while_writing_left_is_removed_by_the_next(site, reference):
     killed = subprocess.Popen(["sleep", "30"])
     kill(killed)  # its pid names the staging directory it "left"
