@@ -7,8 +7,9 @@ committed. Every key has a default except the service URLs (or ``sandbox = true`
 from __future__ import annotations
 
 import os
+import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -166,7 +167,12 @@ _CHOICES = {
 }
 # Numbers outside these bounds would crash a build or make it wait forever for nothing.
 _POSITIVE = {("service", "timeout"), ("images", "max_bytes"), ("build", "jobs")}
-_NOT_NEGATIVE = {("service", "max_retries"), ("service", "retry_total_seconds")}
+_NOT_NEGATIVE = {
+    ("service", "max_retries"),
+    ("service", "retry_total_seconds"),
+    ("cache", "metadata_ttl"),
+}
+_TYPE_NAMES = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
 # Directories that must stay inside the output: a relative path without "..".
 _INSIDE_OUTPUT = {("site", "media_dir")}
 
@@ -185,12 +191,13 @@ def _check_value(name: str, key: str, value: Any, source: str) -> None:
             )
 
 
-def _section(name: str, cls: type, data: Any, source: str) -> Any:
+def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) -> Any:
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{source}: [{name}] must be a table")
+        raise ConfigError(f"{where(name, '')}: [{name}] must be a table")
     known = {f.name: f for f in fields(cls)}
     values: dict[str, Any] = {}
     for key, value in data.items():
+        source = where(name, key)
         if key not in known:
             raise ConfigError(
                 f"{source}: unknown key {key!r} in [{name}]; known keys: {', '.join(known)}"
@@ -203,9 +210,11 @@ def _section(name: str, cls: type, data: Any, source: str) -> Any:
             value = tuple(value)
         elif expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        elif not isinstance(value, expected) or (
+            expected in (int, float) and isinstance(value, bool)
+        ):
             raise ConfigError(
-                f"{source}: [{name}] {key} must be a {expected.__name__}, got {value!r}"
+                f"{source}: [{name}] {key} must be {_TYPE_NAMES[expected]}, got {value!r}"
             )
         choices = _CHOICES.get((name, key))
         if choices and value not in choices:
@@ -217,17 +226,47 @@ def _section(name: str, cls: type, data: Any, source: str) -> Any:
     return cls(**values)
 
 
-def from_mapping(data: Mapping[str, Any], root: Path, source: str = "<settings>") -> Config:
-    """Build a Config from the TOML's keys (also used by Django's MEDIASHORTCODES dict)."""
+def from_mapping(
+    data: Mapping[str, Any], root: Path, source: str = "<settings>", text: str = ""
+) -> Config:
+    """Build a Config from the TOML's keys (also used by Django's MEDIASHORTCODES dict).
+
+    ``text``, the TOML itself, lets an error name the line of the key it is about.
+    """
+    lines = _key_lines(text)
+
+    def where(section: str, key: str) -> str:
+        line = lines.get((section, key)) or lines.get((section, ""))
+        return f"{source}:{line}" if line else source
+
     sections: dict[str, Any] = {}
     for name, value in data.items():
         if name not in _SECTIONS:
             raise ConfigError(
-                f"{source}: unknown section [{name}]; known sections: {', '.join(_SECTIONS)}"
+                f"{where(name, '')}: unknown section [{name}]; known sections: "
+                f"{', '.join(_SECTIONS)}"
             )
-        sections[name] = _section(name, _SECTIONS[name], value, source)
+        sections[name] = _section(name, _SECTIONS[name], value, where)
     config = Config(root=root.resolve(), source=source, **sections)
     return apply_env(config)
+
+
+_TABLE = re.compile(r"\s*\[\s*([A-Za-z0-9_-]+)\s*\]\s*(?:#.*)?$")
+_KEY = re.compile(r"\s*([A-Za-z0-9_-]+)\s*=")
+
+
+def _key_lines(text: str) -> dict[tuple[str, str], int]:
+    """The line of each ``[section]`` header and ``key =`` of a plain TOML file (what
+    this config uses); a key the scan misses is just named without its line."""
+    found: dict[tuple[str, str], int] = {}
+    section = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if table := _TABLE.match(line):
+            section = table[1]
+            found.setdefault((section, ""), number)
+        elif section and (key := _KEY.match(line)):
+            found.setdefault((section, key[1]), number)
+    return found
 
 
 def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
@@ -262,14 +301,15 @@ def load(site: str | Path | None = None) -> Config:
     if not file.exists():
         return apply_env(Config(root=root.resolve(), source=str(file)))
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        text = file.read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write it
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: invalid TOML: {exc}; fix the file and run again") from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{file}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
-    return from_mapping(data, root, source=str(file))
+    return from_mapping(data, root, source=str(file), text=text)
 
 
 def require_service_urls(config: Config) -> None:

@@ -64,3 +64,30 @@ def test_a_missing_service_url_says_the_config_file_is_yet_to_be_created(tmp_pat
     with pytest.raises(ConfigError) as raised:
         require_service_urls(load(tmp_path))
     assert "create it" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("[cache]\nmetadata_ttl = true", "[cache] metadata_ttl must be a whole number, got True"),
+        ("[cache]\nmetadata_ttl = -1", "[cache] metadata_ttl must be 0 or more, got -1"),
+        ('[build]\njobs = "8"', "[build] jobs must be a whole number, got '8'"),
+        ("[service]\nsandbox = 1", "[service] sandbox must be true or false, got 1"),
+        ("[site]\nbase_url = 3", "[site] base_url must be text, got 3"),
+        ("[site]\nbase_ur = 3", "unknown key 'base_ur' in [site]"),
+    ],
+)
+def test_a_wrong_setting_names_the_line_of_its_key_in_plain_words(tmp_path, setting, message):
+    (tmp_path / "mediashortcodes.toml").write_text(
+        f'# the site\n[images]\ndefault_format = "original"\n\n{setting}\n', encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'mediashortcodes.toml'}:6: {message}")
+
+
+def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path):
+    (tmp_path / "mediashortcodes.toml").write_bytes(
+        '\ufeff[site]\nbase_url = "https://s.org"\n'.encode()
+    )
+    assert load(tmp_path).site.base_url == "https://s.org"

@@ -35,7 +35,7 @@ def assert_config_error(run: Any, *needles: str) -> None:
 SETTINGS: dict[str, tuple[dict[str, Any], str]] = {
     "an unknown section": ({"servce": {"timeout": 1}}, "unknown section [servce]"),
     "an unknown key": ({"images": {"max_byte": 10}}, "unknown key 'max_byte' in [images]"),
-    "a wrong type": ({"service": {"timeout": "fast"}}, "[service] timeout must be a float"),
+    "a wrong type": ({"service": {"timeout": "fast"}}, "[service] timeout must be a number"),
     "a bad choice": ({"video": {"embed": "flash"}}, "must be one of iframe, script"),
     "hosts that are not strings": (
         {"service": {"allowed_download_hosts": [1]}},
