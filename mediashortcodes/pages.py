@@ -33,11 +33,12 @@ class PageError(ConfigError):
 
 
 class PageErrors(ConfigError):
-    """Every page of a site whose front matter or encoding cannot be read."""
+    """Every page of a site whose front matter or encoding cannot be read, or every URL that
+    more than one page would be written to (``head`` then says so)."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], head: str = "") -> None:
         self.problems = sorted(problems)
-        head = f"{len(self.problems)} page(s) cannot be read; fix them and run again"
+        head = head or f"{len(self.problems)} page(s) cannot be read; fix them and run again"
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
@@ -64,7 +65,7 @@ class PageSource:
 
     @property
     def draft(self) -> bool:
-        return self.front_matter.get("draft") is True
+        return self.front_matter.get("draft") is True  # load_page refused any non-boolean
 
     @property
     def output_file(self) -> str:
@@ -164,10 +165,21 @@ def key_line(text: str, key: str) -> int:
 def load_page(path: Path, content_dir: Path) -> PageSource:
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig drops the byte order mark Windows editors write, which would otherwise
+        # hide the opening --- (and the front matter with it). It is no line: numbers hold.
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PageError(shown, 1, f"not UTF-8 text ({exc.reason}); save it as UTF-8") from None
     front, body, start = split_front_matter(text, shown)
+    draft = front.get("draft", False)
+    if not isinstance(draft, bool):
+        # draft: "true" or draft: 1 must not publish a page its author meant to hold back.
+        raise PageError(
+            shown,
+            key_line(text, "draft"),
+            f"draft must be true or false, not {'empty' if draft is None else repr(draft)}; "
+            "write draft: true or draft: false, without quotes",
+        )
     return PageSource(
         path=path,
         display_path=shown,
@@ -177,6 +189,25 @@ def load_page(path: Path, content_dir: Path) -> PageSource:
         body_start_line=start,
         template_line=key_line(text, "template") if "template" in front else 1,
     )
+
+
+def url_clashes(pages: list[PageSource]) -> list[Problem]:
+    """One problem per URL that more than one of ``pages`` would be written to, naming them
+    all: built, the last would silently replace the others and take their media usage."""
+    by_url: dict[str, list[PageSource]] = {}
+    for page in pages:
+        by_url.setdefault(page.url_path, []).append(page)
+    return [
+        Problem(
+            first.display_path,
+            0,  # the file as a whole: no line is to blame
+            0,
+            f"same URL {url} as {' and '.join(p.display_path for p in others)}; "
+            "rename or move all but one of them",
+        )
+        for url, (first, *others) in by_url.items()
+        if others
+    ]
 
 
 def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:

@@ -324,6 +324,11 @@ class SiteBuilder:
         sources = [s for s in pages_mod.discover(content, unreadable) if not s.draft]
         if unreadable:
             raise pages_mod.PageErrors(unreadable)
+        clashes = pages_mod.url_clashes(sources)  # drafts are not written: they cannot clash
+        if clashes:
+            raise pages_mod.PageErrors(
+                clashes, f"{len(clashes)} URL(s) given by more than one page; nothing was written"
+            )
         rendered = self._render_pages(sources)
         problems = list(self.deferred.problems)
         result = BuildResult(pages=len(rendered))

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.pages import PageError, discover, split_front_matter, url_path_for
+from mediashortcodes.pages import (
+    PageError,
+    discover,
+    split_front_matter,
+    url_clashes,
+    url_path_for,
+)
 
 
 @pytest.mark.parametrize(
@@ -82,3 +88,31 @@ def test_discover_lists_every_unreadable_page_and_keeps_the_others(tmp_path: Pat
         ("a.md", 2, 1),
         ("c.md", 1, 1),
     ]
+
+
+def test_a_byte_order_mark_is_no_part_of_the_page(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_bytes(b"\xef\xbb\xbf---\ntitle: T\n---\nHi\n")
+    (tmp_path / "b.md").write_bytes(b"\xef\xbb\xbf# Heading\n")
+    a, b = discover(tmp_path)
+    assert (a.title, a.body, a.body_start_line) == ("T", "Hi\n", 4)
+    assert (b.front_matter, b.body) == ({}, "# Heading\n")
+
+
+def test_a_draft_flag_that_is_not_a_boolean_is_listed_at_its_line(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text('---\ntitle: x\ndraft: "true"\n---\n')
+    (tmp_path / "b.md").write_text("---\ndraft: false\n---\n")
+    problems: list = []
+    assert [p.url_path for p in discover(tmp_path, problems)] == ["/b/"]
+    assert [(Path(p.path).name, p.line) for p in problems] == [("a.md", 3)]
+    assert "not 'true'; write draft: true or draft: false" in problems[0].message
+
+
+def test_url_clashes_names_every_source_of_a_shared_url(tmp_path: Path) -> None:
+    for name in ("x.md", "x/index.md", "y.md"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    (clash,) = url_clashes(discover(tmp_path))
+    assert clash.line == 0  # the whole file: shown as path: message
+    assert clash.message.startswith("same URL /x/ as ")
+    shown = f"{clash.path}: {clash.message}"
+    assert str(tmp_path / "x.md") in shown and str(tmp_path / "x" / "index.md") in shown
