@@ -101,6 +101,10 @@ class RequestStats:
         setattr(self, endpoint, getattr(self, endpoint) + 1)
 
 
+# A wait long enough that a build would seem stuck: it is announced (once per this long).
+LONG_WAIT = 10.0
+
+
 class _CutOff(Exception):
     """A download body ended before its declared length."""
 
@@ -114,11 +118,13 @@ class _Attempts:
         clock: Callable[[], float],
         what: str,
         scrub: Callable[[str], str],
+        announce: Callable[[int, float], None],
     ) -> None:
         self._policy = policy
         self._clock = clock
         self._what = what
         self._scrub = scrub
+        self._announce = announce
         self._started = clock()
         self._retries = 0
 
@@ -132,6 +138,8 @@ class _Attempts:
         if wait is None:
             raise self._exhausted_status(status)
         log.info("%s answered HTTP %d; retry %d in %.2f s", self._what, status, self._retries, wait)
+        if wait >= LONG_WAIT:
+            self._announce(status, wait)
         return wait
 
     def after_unreadable(self, call: Call, response: httpx.Response) -> float | None:
@@ -312,6 +320,7 @@ class _Base:
             "follow_redirects": False,
         }
         self._tokens_seen: set[str] = set()
+        self._announced = float("-inf")
         self.stats = RequestStats()
         self._stats_lock = threading.Lock()  # the sync client may be shared by threads
         install_log_redaction()
@@ -331,7 +340,14 @@ class _Base:
             self.stats.add(endpoint)
 
     def _attempts(self, what: str) -> _Attempts:
-        return _Attempts(self._retry, self._clock, what, self._scrub)
+        return _Attempts(self._retry, self._clock, what, self._scrub, self._announce_wait)
+
+    def _announce_wait(self, status: int, wait: float) -> None:
+        """Say why nothing moves during a long wait; many requests waiting make one line."""
+        now = self._clock()
+        if now - self._announced >= LONG_WAIT:
+            self._announced = now
+            log.warning("the service answered HTTP %d; waiting %.0f s to try again", status, wait)
 
     def _build(
         self, http: httpx.Client | httpx.AsyncClient, call: Call, token: str | None

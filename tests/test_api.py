@@ -275,6 +275,20 @@ def test_a_429_is_retried_after_the_seconds_in_retry_after(fake):
     assert sleeps == [3.0] and client.stats.formats == 2
 
 
+def test_a_long_wait_asked_by_the_service_is_announced_once(fake, caplog):
+    # Without a word, a build that waits two minutes for the service looks stuck.
+    fake.inject("/1/format", httpx.Response(429, headers={"Retry-After": "120"}), count=2)
+    fake.inject("/1/foldertree", httpx.Response(503, headers={"Retry-After": "1"}))
+    client, sleeps = sync_client(fake, retry_total_seconds=600)
+    with caplog.at_level(logging.WARNING, logger="mediashortcodes"):
+        client.formats()
+        client.folders()
+    assert sleeps == [120.0, 120.0, 1.0]
+    assert [r.getMessage() for r in caplog.records] == [
+        "the service answered HTTP 429; waiting 120 s to try again"
+    ]
+
+
 def test_retry_after_as_an_http_date_is_honoured(fake):
     far_future = "Fri, 01 Jan 2100 00:00:00 GMT"
     fake.inject("/1/format", httpx.Response(429, headers={"Retry-After": far_future}))
