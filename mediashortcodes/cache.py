@@ -13,6 +13,11 @@ next build of the same site reads one file instead of one record per file and va
 a fully warm build never opens SQLite (whose every opening writes and syncs its settings).
 It is only a shortcut: a stale metadata entry in it, or a variant whose blob is gone, falls
 through to the records themselves, exactly as without it.
+
+Damage is a miss, never a published file or a traceback: a blob whose size is not the one
+recorded is deleted and fetched again, a record (or snapshot entry) that does not fit the
+current classes is not cached, and a database SQLite cannot read is a ConfigError naming
+the file and ``mediashortcodes cache clear``.
 """
 
 from __future__ import annotations
@@ -21,18 +26,27 @@ import hashlib
 import os
 import pickle
 import shutil
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import diskcache
+from diskcache.core import DBNAME
 
+from .errors import ConfigError
 from .records import File, FileType, Folder, Format
 
 META = "meta"
 VARIANT = "variant"
+
+# Records hold plain dicts, turned into the current classes when read. One written by a
+# version whose classes had other fields does not fit (TypeError: an unexpected or missing
+# argument; KeyError: a missing key) and is treated as not cached: fetched and written again.
+MISFIT = (TypeError, KeyError)
 
 
 @dataclass(frozen=True)
@@ -84,8 +98,24 @@ class MediaCache:
         # Opened on first use: a build that needs nothing from the cache never touches it.
         if self._db is None:
             self.dir.mkdir(parents=True, exist_ok=True)
-            self._db = diskcache.Cache(str(self.dir / "records"), size_limit=2**30)
+            with self._readable():
+                self._db = diskcache.Cache(str(self.dir / "records"), size_limit=2**30)
         return self._db
+
+    @contextmanager
+    def _readable(self) -> Iterator[None]:
+        """Turn a database SQLite cannot read into an error that says what to do. A busy or
+        unreachable one (OperationalError: locked, no permission) is not damage: as it is."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):
+                raise
+            raise ConfigError(
+                f"the cache database {self.dir / 'records' / DBNAME} is damaged ({exc}); "
+                "run `mediashortcodes cache clear SITE` to empty this cache (the next build "
+                "downloads what it needs again)"
+            ) from None
 
     def close(self) -> None:
         if self._db is not None:
@@ -135,19 +165,24 @@ class MediaCache:
 
     def _get(self, key: str, usable: Callable[[Any], bool] | None = None) -> Any:
         if self._snapshot_file is None:
-            return self.db.get(key)
+            return self._read(key)
         self._asked.add(key)
         if self._snapshot is None:
             self._snapshot = self._load_snapshot(self._snapshot_file)
         entry = self._snapshot.get(key)
         if entry is None or (usable is not None and not usable(entry)):
-            entry = self.db.get(key)
+            entry = self._read(key)
         if entry is not None:
             self._used[key] = entry
         return entry
 
+    def _read(self, key: str) -> Any:
+        with self._readable():
+            return self.db.get(key)
+
     def _set(self, key: str, entry: Any, tag: str) -> None:
-        self.db.set(key, entry, tag=tag)
+        with self._readable():
+            self.db.set(key, entry, tag=tag)
         if key in self._asked:  # fetched because it was missing or stale: used from now on
             self._used[key] = entry
 
@@ -169,26 +204,32 @@ class MediaCache:
         cached = self._get_meta(f"file:{file_id}")
         if cached is None:
             return None
-        data = dict(cached.value)
-        data["type"] = FileType(**data["type"])
-        return Cached(File(**data), cached.stale)
+        try:
+            data = dict(cached.value)
+            data["type"] = FileType(**data["type"])
+            return Cached(File(**data), cached.stale)
+        except MISFIT:
+            return None
 
     def put_folder_files(self, folder_id: int, files: list[File]) -> None:
         """Remember every file of a listed folder and where it lives, in one transaction."""
-        with self.db.transact():
+        with self._readable(), self.db.transact():
             for file in files:
                 self._set_meta(f"file:{file.id}", asdict(file))
                 self.db.set(f"loc:{file.id}", folder_id, tag=META)
 
     def get_location(self, file_id: int) -> int | None:
-        value = self.db.get(f"loc:{file_id}")
+        value = self._read(f"loc:{file_id}")
         return value if isinstance(value, int) else None
 
     def get_folders(self) -> Cached | None:
         cached = self._get_meta("folders")
         if cached is None:
             return None
-        return Cached([Folder(**f) for f in cached.value], cached.stale)
+        try:
+            return Cached([Folder(**f) for f in cached.value], cached.stale)
+        except MISFIT:
+            return None
 
     def put_folders(self, folders: list[Folder]) -> None:
         self._set_meta("folders", [asdict(f) for f in folders])
@@ -197,7 +238,10 @@ class MediaCache:
         cached = self._get_meta("formats")
         if cached is None:
             return None
-        return Cached([Format(**f) for f in cached.value], cached.stale)
+        try:
+            return Cached([Format(**f) for f in cached.value], cached.stale)
+        except MISFIT:
+            return None
 
     def put_formats(self, formats: list[Format]) -> None:
         self._set_meta("formats", [asdict(f) for f in formats])
@@ -212,15 +256,32 @@ class MediaCache:
         value = self._get(key)
         if value is None:
             return None
-        stored = Stored(**value)
-        # A record whose blob was removed by hand is a miss, not an error.
-        return stored if os.path.exists(self.blob_file(stored)) else None
+        try:
+            stored = Stored(**value)
+        except MISFIT:
+            return None
+        # The one system call a warm build makes per variant. A blob removed by hand is a
+        # miss; so is one whose size is not the size written (cut short, damaged): it is
+        # deleted, so the variant is downloaded and verified again, never published as it is.
+        path = self.blob_file(stored)
+        try:
+            if os.stat(path).st_size == stored.size:
+                return stored
+        except OSError:
+            return None
+        with suppress(OSError):  # gone already, or not ours to delete: put_variant replaces it
+            os.unlink(path)
+        return None
 
     def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
         sha = hashlib.sha256(data).hexdigest()
         stored = Stored(sha, ext, width, height, len(data))
         path = self.blob_path(stored)
-        if not path.exists():
+        try:
+            intact = path.stat().st_size == stored.size
+        except OSError:
+            intact = False
+        if not intact:  # missing, or damaged since get_variant looked: (re)written whole
             if path.parent not in self._made:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._made.add(path.parent)
@@ -250,7 +311,8 @@ class MediaCache:
     # -- maintenance ----------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        records = len(self.db)
+        with self._readable():
+            records = len(self.db)
         blob_files = (
             [p for p in self.blobs.rglob("*") if p.is_file()] if self.blobs.exists() else []
         )

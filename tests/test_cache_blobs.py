@@ -54,3 +54,55 @@ def test_publishing_a_blob_removed_by_hand_fails_clearly(cache, tmp_path: Path):
     with pytest.raises(FileNotFoundError):
         publish(cache, stored, tmp_path / "site" / "media" / "a.png")
     assert cache.get_variant("variant:1") is None
+
+
+def damage(path: Path, size: int = 5) -> None:
+    path.chmod(0o644)
+    os.truncate(path, size)
+
+
+def test_a_blob_whose_size_is_not_the_size_written_is_a_miss_and_deleted(cache):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    blob = cache.blob_path(stored)
+    damage(blob)
+    assert cache.get_variant("variant:1") is None
+    assert not blob.exists()
+    again = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    assert cache.get_variant("variant:1") == again
+    assert blob.read_bytes() == DATA
+
+
+def test_storing_over_a_damaged_blob_writes_it_whole(cache):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    damage(cache.blob_path(stored))
+    cache.put_variant("variant:2", DATA, ext="png", width=2, height=3)  # the same bytes
+    assert cache.blob_path(stored).read_bytes() == DATA
+    assert cache.get_variant("variant:1") == stored
+
+
+def test_a_variant_record_that_does_not_fit_stored_is_a_miss(cache):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    record = {"sha256": stored.sha256, "ext": "png", "width": 2, "height": 3}
+    cache.db.set("variant:1", record)  # no size: a miss, not a record trusted blindly
+    assert cache.get_variant("variant:1") is None
+    cache.db.set("variant:1", {**record, "size": stored.size, "added_later": 1})
+    assert cache.get_variant("variant:1") is None
+
+
+def test_a_warm_variant_lookup_makes_one_system_call(cache, monkeypatch):
+    cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    cache.open_snapshot("/sites/blog")
+    cache.get_variant("variant:1")
+    assert cache.save_snapshot()
+    cache.open_snapshot("/sites/blog")
+    cache.get_variant("variant:1")  # reads the snapshot
+    calls: list[str] = []
+    real_stat = os.stat
+
+    def counting_stat(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(str(args[0]))
+        return real_stat(*args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    assert cache.get_variant("variant:1") is not None
+    assert len(calls) == 1, "the size check reuses the stat that finds a removed blob"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import pickle
 from pathlib import Path
 
 import pytest
 
 from mediashortcodes.cache import MediaCache
+from mediashortcodes.errors import ConfigError
 from mediashortcodes.records import File
 
 DATA = b"\x89PNG not really, but bytes"
@@ -160,3 +163,44 @@ def test_a_build_that_looks_nothing_up_never_opens_the_cache(tmp_path: Path):
     assert cache.save_snapshot() is False
     cache.close()
     assert not (tmp_path / "cache").exists()
+
+
+def from_another_version(entry):  # type: ignore[no-untyped-def]
+    """A snapshot entry as a version whose classes had one more field wrote it."""
+    if isinstance(entry, dict):
+        return {**entry, "added_later": 1}
+    return (entry[0], {**entry[1], "added_later": 1})
+
+
+def test_snapshot_entries_of_another_version_are_not_cached_then_saved_anew(open_cache):
+    cold_build(open_cache())
+    for path in open_cache().dir.glob("snapshots/*"):
+        snapshot = pickle.loads(path.read_bytes())
+        path.write_bytes(pickle.dumps({k: from_another_version(v) for k, v in snapshot.items()}))
+    warm = open_cache()
+    warm.open_snapshot(SITE)
+    assert warm.get_file(7) is None
+    assert warm.get_variant("variant:7") is None
+    warm.put_folder_files(3, [File(id=7, name="seven", uploaded="u1")])
+    warm.put_variant("variant:7", DATA, ext="png", width=2, height=3)
+    assert warm.save_snapshot()
+    later = open_cache()
+    later.open_snapshot(SITE)
+    assert later.get_file(7).value.name == "seven"
+    assert later.get_variant("variant:7") is not None
+
+
+@pytest.mark.parametrize("lookup", ["get_file", "info", "put_folders"])
+def test_a_damaged_database_is_a_config_error_naming_it_and_the_fix(open_cache, lookup):
+    cold_build(open_cache())
+    cache = open_cache()
+    database = cache.dir / "records" / "cache.db"
+    database.write_bytes(os.urandom(4096))
+    call = {
+        "get_file": lambda: cache.get_file(7),
+        "info": cache.info,
+        "put_folders": lambda: cache.put_folders([]),
+    }[lookup]
+    with pytest.raises(ConfigError, match="mediashortcodes cache clear") as raised:
+        call()
+    assert str(database) in str(raised.value)
