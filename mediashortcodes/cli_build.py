@@ -121,6 +121,7 @@ def cache() -> None:
 
 def _cache_for(site: str) -> MediaCache:
     config = config_mod.load(site)
+    config_mod.require_service_urls(config)  # the cache is the service's: no URL, no cache
     return MediaCache(
         config.cache_dir,
         namespace_for(config.service.base_url, config.service.sandbox),

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from . import config as config_module
+from . import imageinfo
 from .api import Client, sync_client_from_config
 from .cli import EXIT_CONFIG, CommandError, cli, handle_errors
 from .config import Config
@@ -204,8 +205,13 @@ def download(
             )
         info = infos[0]
         data = client.download(info.download_url, max_bytes=served.images.max_bytes)
+    # The build's check: an expired link's HTML page or a cut or padded body must not be saved.
+    try:
+        image = imageinfo.verify(data, info.filetype)
+    except imageinfo.ImageError as exc:
+        raise imageinfo.ImageError(f"file {file_id}: {exc}; nothing was written") from None
     if output.is_dir():
         label = "crop" if crop else re.sub(r"[^A-Za-z0-9_.-]+", "-", info.format or str(format_id))
-        output = output / f"{file_id}-{label}.{info.filetype or 'bin'}"
+        output = output / f"{file_id}-{label}.{info.filetype or image.extension}"
     write_atomically(output, data)
     click.echo(f"wrote {output} ({len(data)} bytes, format {info.format or format_id})")

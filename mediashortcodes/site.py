@@ -31,7 +31,7 @@ from markupsafe import Markup
 
 from . import pages as pages_mod
 from .cache import MediaCache, namespace_for
-from .config import Config, require_embed_urls
+from .config import Config, require_embed_urls, require_service_urls
 from .errors import (
     AuthenticationError,
     ContentError,
@@ -337,7 +337,10 @@ class SiteBuilder:
                 raise ContentError(problems)
             result.seconds = time.perf_counter() - started
             return result
-        # Before anything is fetched: a site that embeds videos needs the player's URLs.
+        # Before anything is fetched: shortcodes need the service's URL (which names its cache,
+        # so even --offline), and a site that embeds videos needs the player's URLs.
+        if self.deferred.shortcodes:
+            require_service_urls(self.config)
         first_video = next((sc for sc in self.deferred.shortcodes if sc.name == VIDEO), None)
         if first_video is not None:
             require_embed_urls(self.config, str(first_video.location))

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from click.testing import CliRunner
-from conftest import API, CREDENTIALS, DOWNLOADS, IMAGE, FakeService
+from conftest import API, CREDENTIALS, DOWNLOADS, FakeService
 
 from mediashortcodes import cli_service
 from mediashortcodes.api import sync_client_from_config
+from mediashortcodes.cache import namespace_for
 from mediashortcodes.cli import cli
 from mediashortcodes.config import (
     ENV_BASE_URL,
+    ENV_CACHE_DIR,
     ENV_CLIENT_ID,
     ENV_CLIENT_SECRET,
     ENV_PLAYER_URL,
@@ -24,6 +29,28 @@ from mediashortcodes.config import (
 from mediashortcodes.imageinfo import probe
 
 SECRETS = (CREDENTIALS.client_id, CREDENTIALS.client_secret, CREDENTIALS.refresh_token)
+
+# The smallest whole JPEG the build accepts: a 2x1 frame header, one scan, the end marker.
+JPEG = (
+    b"\xff\xd8"  # SOI
+    + b"\xff\xc0\x00\x0b\x08\x00\x01\x00\x02\x01\x01\x11\x00"  # SOF0, 2x1, one component
+    + b"\xff\xda\x00\x08\x01\x01\x00\x00\x3f\x00"  # SOS
+    + b"\x12\x34"  # compressed data
+    + b"\xff\xd9"  # EOI
+)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+PNG = (
+    PNG_SIGNATURE
+    + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+    + png_chunk(b"IDAT", zlib.compress(b"\0\0"))
+    + png_chunk(b"IEND", b"")
+)
 
 SITE_TOML = f"""
 [service]
@@ -54,6 +81,7 @@ def served(fake: FakeService, monkeypatch: pytest.MonkeyPatch) -> FakeService:
         return sync_client_from_config(config, credentials, transport=fake.transport())
 
     monkeypatch.setattr(cli_service, "sync_client_from_config", connect)
+    fake.download_body = JPEG  # the download is checked like the build's: a whole image
     return fake
 
 
@@ -111,7 +139,7 @@ def test_download_writes_the_original(site, served, tmp_path):
     out = tmp_path / "out" / "harbour.jpg"
     result = run("download", "10", "-o", str(out), "--site", str(site))
     assert result.exit_code == 0, result.output
-    assert out.read_bytes() == IMAGE
+    assert out.read_bytes() == JPEG
     assert "/1/file/10/download/0" in served.paths()
     assert not list(out.parent.glob("*.part"))
 
@@ -133,7 +161,7 @@ def test_download_with_crop_options_asks_for_the_custom_format(site, served, tmp
     assert dict(request.url.params) == {
         "w": "50", "h": "40", "x1": "0", "x2": "100", "y1": "0", "y2": "80", "stretch": "1",
     }  # fmt: skip
-    assert (tmp_path / "10-crop.jpg").read_bytes() == IMAGE
+    assert (tmp_path / "10-crop.jpg").read_bytes() == JPEG
 
 
 def test_download_into_a_folder_names_the_file_after_id_and_format(site, served, tmp_path):
@@ -155,6 +183,42 @@ def test_download_into_a_folder_names_the_file_after_id_and_format(site, served,
 def test_download_usage_errors_exit_2_and_say_why(site, served, tmp_path, args, message):
     result = run("download", "10", "-o", str(tmp_path / "x"), "--site", str(site), *args)
     assert result.exit_code == 2 and message in result.output
+
+
+def test_the_fake_downloads_are_images_the_build_would_accept():
+    assert (probe(JPEG).kind, probe(JPEG).width) == ("jpeg", 2)
+    assert probe(PNG).kind == "png"
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"<!DOCTYPE html><html><body>Down for maintenance</body></html>", "it is an HTML page"),
+        (JPEG[:-2], "truncated JPEG"),
+        (b"\xff\xd8" + b"\0" * 3000, "corrupt JPEG"),
+        (PNG_SIGNATURE + b"\0" * 40, "PNG"),
+        (b"", "the download is empty"),
+    ],
+    ids=["html", "truncated", "padded", "broken-png", "empty"],
+)
+def test_download_refuses_bytes_that_are_not_a_whole_image_and_writes_nothing(
+    site, served, tmp_path, body, reason
+):
+    served.download_body = body
+    out = tmp_path / "dl" / "x.jpg"
+    result = run("download", "10", "-o", str(out), "--site", str(site))
+    assert result.exit_code == 3, result.output
+    assert "file 10" in result.output and reason in result.output
+    assert "wrote" not in result.output
+    assert not out.exists() and not list(tmp_path.rglob("*.part"))
+
+
+def test_download_refuses_an_image_of_another_type_than_announced(site, served, tmp_path):
+    served.download_body = PNG  # the download information announces a jpg
+    result = run("download", "10", "-o", str(tmp_path), "--site", str(site))
+    assert result.exit_code == 3
+    assert "file 10" in result.output and "'jpg'" in result.output and "PNG" in result.output
+    assert list(tmp_path.iterdir()) == [tmp_path / "mediashortcodes.toml"]
 
 
 def test_a_missing_credential_exits_2_naming_the_variable(site, served, monkeypatch):
@@ -221,3 +285,58 @@ def test_with_sandbox_true_the_commands_run_against_the_sandbox(sandbox_site):
     download = run("download", "101", "thumb", "-o", str(out), "--site", str(sandbox_site))
     assert download.exit_code == 0, download.output
     assert max(probe(out.read_bytes()).width, probe(out.read_bytes()).height) == 200
+
+
+# Against the session's sandbox, with its faults -----------------------------------------------
+
+
+@pytest.fixture
+def faulty_site(sandbox: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name, value in sandbox.env().items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "mediashortcodes.toml").write_text("[service]\nmax_retries = 0\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("kind", "size", "reason"),
+    [("wrong_type", 0, "it is an HTML page"), ("oversize", 3000, "corrupt JPEG")],
+    ids=["wrong_type", "oversize"],
+)
+def test_a_spoiled_download_from_the_sandbox_exits_3_and_writes_nothing(
+    sandbox, faulty_site, kind, size, reason
+):
+    sandbox.fault(kind, path_prefix="/dn/", size=size)
+    out = faulty_site / "dl" / "x.jpg"
+    result = run("download", "101", "-o", str(out), "--site", str(faulty_site))
+    assert result.exit_code == 3, result.output
+    assert "file 101" in result.output and reason in result.output
+    assert "wrote" not in result.output
+    assert not out.exists() and not list(faulty_site.rglob("*.part"))
+
+
+def test_a_download_from_the_sandbox_without_faults_is_written(sandbox, faulty_site):
+    out = faulty_site / "x.png"
+    result = run("download", "105", "thumb", "-o", str(out), "--site", str(faulty_site))
+    assert result.exit_code == 0, result.output
+    assert probe(out.read_bytes()).kind == "png"
+
+
+# The cache commands --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["info", "clear"])
+def test_cache_commands_without_a_service_url_exit_2_naming_the_variable(
+    tmp_path, monkeypatch, command
+):
+    for var in (ENV_BASE_URL, ENV_PLAYER_URL, ENV_STATIC_URL):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv(ENV_CACHE_DIR, str(tmp_path / "cache"))
+    real = tmp_path / "cache" / namespace_for(API, sandbox=False)
+    real.mkdir(parents=True)
+    (real / "kept").write_text("a record")
+    result = run("cache", command, str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert ENV_BASE_URL in result.output
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [real.name]
+    assert (real / "kept").exists()

@@ -81,3 +81,19 @@ def test_service_commands_need_only_the_api_url(tmp_path: Path, sandbox: Any):
 
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(outcome.output)
+
+
+@pytest.mark.usefixtures("no_urls_in_env")
+@pytest.mark.parametrize("offline", [False, True])
+def test_shortcodes_without_the_service_url_fail_naming_the_variable(
+    tmp_path: Path, sandbox: Any, offline: bool
+):
+    # The URL names the service's cache: an offline build without it would read none and
+    # list every shortcode as missing from the cache.
+    site = site_without_player(tmp_path, sandbox, "<% media_image 101 %>")
+    toml = site / "mediashortcodes.toml"
+    toml.write_text(toml.read_text().replace(f'base_url = "{sandbox.base_url}"\n', ""))
+    result = CliRunner().invoke(cli, ["build", str(site), *(["--offline"] if offline else [])])
+    assert result.exit_code == 2, result.output
+    assert "no service base_url" in result.stderr and "MEDIASHORTCODES_BASE_URL" in result.stderr
+    assert sum(sandbox.stats.values()) == 0
