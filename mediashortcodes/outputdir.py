@@ -12,13 +12,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .config import Config
 from .errors import ConfigError
 from .usage import MANIFEST_NAME
 
-__all__ = ["check_output_dir", "remove_leftovers"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: builds into one output do not take turns
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["check_output_dir", "remove_leftovers", "taking_turns"]
 
 
 def _holds(outer: Path, inner: Path) -> bool:
@@ -83,3 +90,16 @@ def remove_leftovers(output: Path) -> list[Path]:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
+
+
+@contextmanager
+def taking_turns(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (the directory itself: no lock file is left
+    behind) for as long as the block runs; other processes' blocks wait their turn."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor is closed
+        yield
+    finally:
+        os.close(fd)

@@ -43,7 +43,7 @@ from .errors import (
 )
 from .jinja import MediaShortcodesExtension
 from .markdown import shortcodes_plugin
-from .outputdir import check_output_dir, remove_leftovers
+from .outputdir import check_output_dir, remove_leftovers, taking_turns
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -554,19 +554,24 @@ def media_url_prefix(base_url: str, media_dir: str) -> str:
 
 
 def swap_into_place(staging: Path, output: Path) -> None:
-    """Replace `output` by `staging`; the old output stays whole until the last moment."""
-    if output.exists() and not output.is_dir():
-        raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
-    old = output.parent / f".{output.name}.old-{os.getpid()}"
-    if output.exists():
-        os.replace(output, old)
-    try:
-        os.replace(staging, output)
-    except BaseException:
-        if old.exists():
-            os.replace(old, output)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+    """Replace `output` by `staging`; the old output stays whole until the last moment.
+
+    Builds into one output at once take turns here (a lock on the folder that holds it):
+    interleaved, one build's renames would find another's output in the way.
+    """
+    with taking_turns(output.parent):
+        if output.exists() and not output.is_dir():
+            raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
+        old = output.parent / f".{output.name}.old-{os.getpid()}"
+        if output.exists():
+            os.replace(output, old)
+        try:
+            os.replace(staging, output)
+        except BaseException:
+            if old.exists():
+                os.replace(old, output)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def build_site(config: Config, options: BuildOptions | None = None, **kwargs: Any) -> BuildResult:

@@ -109,3 +109,25 @@ def test_a_running_builds_directories_and_unrelated_ones_are_kept(tmp_path):
         path.mkdir()
     assert remove_leftovers(output) == []
     assert all(path.exists() for path in keep)
+
+
+def test_builds_swapping_into_one_output_at_once_take_turns(tmp_path):
+    # Two builds of one site (a CI retry beside a manual run) finish at the same moment:
+    # each must find the output it replaces, never the other's half-made swap.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mediashortcodes.site import swap_into_place
+
+    output = tmp_path / "_site"
+
+    def build(worker: int) -> None:
+        for i in range(40):
+            staging = tmp_path / f"staging-{worker}-{i}"
+            staging.mkdir()
+            (staging / "index.html").write_text(f"{worker}-{i}")
+            swap_into_place(staging, output)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(build, range(4)))  # re-raises the first error of any worker
+    assert [p.name for p in output.iterdir()] == ["index.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["_site"]
