@@ -210,6 +210,14 @@ class _Attempts:
                 f"{self._what} timed out ({self._summary()}); check the network, or raise "
                 "[service] timeout in mediashortcodes.toml"
             )
+        if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError)):
+            # Connected, then the connection broke: the address is right, and the service
+            # may even have acted on the request; pointing at base_url would mislead.
+            return ServiceUnreachableError(
+                f"the connection to the service broke during {self._what}: "
+                f"{self._describe(exc)} ({self._summary()}); run again, and tell the service "
+                "operator if it persists"
+            )
         return ServiceUnreachableError(
             f"could not reach the service for {self._what}: {self._describe(exc)} "
             f"({self._summary()}); check [service] base_url (or {ENV_BASE_URL}) and the network"

@@ -339,6 +339,20 @@ def test_an_unreachable_service_raises_after_retries_with_a_redacted_message(fak
     assert not any(s in shown for s in SECRETS) and "ConnectError: cannot connect" in shown
 
 
+@pytest.mark.parametrize(
+    "broken", [httpx.ReadError("reset by peer"), httpx.RemoteProtocolError("closed mid-answer")]
+)
+def test_a_connection_that_breaks_after_connecting_is_not_blamed_on_base_url(fake, broken):
+    # The service was reached (and may have acted): "check base_url" would send the user
+    # hunting for a typo that is not there.
+    fake.inject("/1/format", broken, count=9)
+    client, _ = sync_client(fake, max_retries=1)
+    with pytest.raises(ServiceUnreachableError) as caught:
+        client.formats()
+    assert "the connection to the service broke during" in str(caught.value)
+    assert "base_url" not in str(caught.value)
+
+
 def test_the_total_time_budget_bounds_the_retries(fake):
     clock = FakeClock()
     fake.inject("/1/format", httpx.Response(503, headers={"Retry-After": "20"}), count=10)

@@ -141,7 +141,7 @@ LASTING: dict[str, tuple[Inject, dict[str, Any], str, int]] = {
     ),
     "503s": lasting(lambda sb: sb.fail(503), "kept failing with HTTP 503"),
     "connection resets": lasting(
-        lambda sb: sb.fault("reset", path_prefix="/1/"), "could not reach the service"
+        lambda sb: sb.fault("reset", path_prefix="/1/"), "the connection to the service broke"
     ),
     "read timeouts": lasting(
         lambda sb: sb.fault("stall", seconds=0.6, path_prefix="/1/"),
