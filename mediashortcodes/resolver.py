@@ -83,6 +83,10 @@ class Resolution:
         return zip(self.places, self.results, strict=True)
 
 
+async def _none() -> None:
+    return None
+
+
 def meaning(sc: Shortcode) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]]:
     """Everything of a shortcode that its resolution depends on: all but its location."""
     return (sc.name, sc.file_id, sc.format, sc.options)
@@ -151,12 +155,16 @@ class Resolver:
         for places in by_text.values():
             groups.setdefault(meaning(codes[places[0]]), []).extend(places)
         firsts = [codes[group[0]] for group in groups.values()]
-        files = await self.catalog.files(sc.file_id for sc in firsts)
         needs_formats = any(
             sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
             for sc in firsts
         )
-        formats = await self.catalog.formats() if needs_formats else None
+        # Side by side: cold, the format list costs no extra round trip; with the service
+        # down, the two retry sequences before the cache's older copies are used overlap.
+        files, formats = await asyncio.gather(
+            self.catalog.files(sc.file_id for sc in firsts),
+            self.catalog.formats() if needs_formats else _none(),
+        )
 
         variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
         cached: dict[tuple[int, int, Crop | None], Stored] = {}  # the warm path: no future
