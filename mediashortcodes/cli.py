@@ -56,6 +56,17 @@ def exit_code_for(exc: MediaShortcodesError) -> int:
     return EXIT_PROBLEMS
 
 
+def message_for(exc: MediaShortcodesError) -> str:
+    """The error's message, then the content's problems already found when it stopped a build
+    (the service down, a credential missing): fixed in the same round, not one outage later."""
+    message = str(exc)
+    if exc.content_problems:
+        listed = "\n".join(str(p) for p in exc.content_problems)
+        count = len(exc.content_problems)
+        message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
+    return message
+
+
 def handle_errors(func: F) -> F:
     """Turn the package's errors into ClickExceptions with the contract's exit codes."""
 
@@ -64,7 +75,7 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except MediaShortcodesError as exc:
-            raise CommandError(str(exc), exit_code_for(exc)) from None
+            raise CommandError(message_for(exc), exit_code_for(exc)) from None
         except Terminated:
             raise CommandError("terminated", EXIT_TERMINATED) from None
         except KeyboardInterrupt:

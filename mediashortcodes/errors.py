@@ -24,6 +24,11 @@ from dataclasses import dataclass
 class MediaShortcodesError(Exception):
     """Base class of every error raised by mediashortcodes."""
 
+    #: Problems in the content already found when this error stopped the work (a build's
+    #: malformed shortcodes when the service is down): shown with it, so they are not learnt
+    #: of only after the outage is fixed; the exit code stays this error's.
+    content_problems: tuple[Problem, ...] = ()
+
 
 class ConfigError(MediaShortcodesError):
     """The configuration or the environment is wrong; the message names the key or variable."""

@@ -55,7 +55,7 @@ from .resolver import (
 )
 from .service import embed_urls
 from .shortcodes import VIDEO, Shortcode
-from .template_problems import template_problem
+from .template_problems import OnPage, pages_named, template_problem
 from .usage import MANIFEST_NAME, Manifest, page_url
 
 # A service that cannot be reached, refuses us or keeps failing is no problem of the
@@ -160,13 +160,23 @@ class DeferredRenderer:
         self.shortcodes: list[Shortcode] = []
         self._index: dict[int, int] = {}
         self.problems: list[Problem] = []
+        # Problems at a place outside the page being rendered (a layout's): each names its page.
+        self.on_pages: list[OnPage] = []
         self.used: set[int] = set()
+        self.page = ""
+        # Each named page with the places it used (the same set as `used`): a problem found
+        # later, at a layout's place, can then name the pages it is on.
+        self.page_uses: list[tuple[str, set[int]]] = []
         key = secrets.token_hex(4)
         self._opening = f"\x02{key}:"
         self.marker = re.compile(f"\x02{key}:(\\d+)\x03")
 
-    def begin_page(self) -> None:
+    def begin_page(self, page: str = "") -> None:
+        """Start recording the places of ``page`` (its path as shown in problems, if any)."""
         self.used = set()
+        self.page = page
+        if page:
+            self.page_uses.append((page, self.used))
 
     def render(self, shortcode: Shortcode) -> str:
         # By identity: every place in Markdown is a new shortcode, and a layout's is one object
@@ -179,8 +189,33 @@ class DeferredRenderer:
         return f"{self._opening}{index}\x03"
 
     def problem(self, problem: Problem) -> str:
-        self.problems.append(problem)
+        if self.page and problem.path != self.page:  # e.g. a layout's media_image(page.hero)
+            self.on_pages.append(OnPage(problem, self.page))
+        else:
+            self.problems.append(problem)
         return ""
+
+    def found_problems(self) -> list[Problem | OnPage]:
+        """Every problem found while rendering (malformed shortcodes, broken layouts)."""
+        return [*self.problems, *self.on_pages]
+
+    def placed(self, failed: list[tuple[Shortcode, str]]) -> list[Problem | OnPage]:
+        """The problem of each failed place, naming the pages that used it when it is outside
+        them. Only on failure: it looks at every page's places."""
+        if not failed:
+            return []
+        indices = {self._index.get(id(sc), -1) for sc, _ in failed}
+        pages: dict[int, list[str]] = {i: [] for i in indices}
+        for page, used in self.page_uses:
+            for i in used & indices:
+                pages[i].append(page)
+        problems: list[Problem | OnPage] = []
+        for sc, message in failed:
+            loc = sc.location
+            problem = Problem(loc.path, loc.line, loc.col, message)
+            on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]
+            problems += [OnPage(problem, page) for page in on] if on else [problem]
+        return problems
 
 
 @dataclass
@@ -248,7 +283,7 @@ class SiteBuilder:
         }
         rendered: list[RenderedPage] = []
         for source in sources:
-            self.deferred.begin_page()
+            self.deferred.begin_page(source.display_path)
             env: dict[str, Any] = {
                 "mediashortcodes": {
                     "path": source.display_path,
@@ -271,7 +306,11 @@ class SiteBuilder:
             except MediaShortcodesError:
                 raise
             except Exception as exc:  # a layout's bug, even a TypeError, is a listed problem
-                self.deferred.problems.append(template_problem(exc, source, self.templates_dir))
+                found = template_problem(exc, source, self.templates_dir)
+                if isinstance(found, OnPage):
+                    self.deferred.on_pages.append(found)
+                else:
+                    self.deferred.problems.append(found)
                 continue
             rendered.append(RenderedPage(source, html, self.deferred.used))  # a new set each page
         return rendered
@@ -330,13 +369,51 @@ class SiteBuilder:
                 clashes, f"{len(clashes)} URL(s) given by more than one page; nothing was written"
             )
         rendered = self._render_pages(sources)
-        problems = list(self.deferred.problems)
+        found = self.deferred.found_problems()
         result = BuildResult(pages=len(rendered))
         if self.options.syntax_only:
-            if problems:
-                raise ContentError(problems)
+            if found:
+                raise ContentError(pages_named(found))
             result.seconds = time.perf_counter() - started
             return result
+        try:
+            resolution, failed = self._resolve_all(result)
+        except MediaShortcodesError as exc:
+            # The outage or the missing setting decides the exit code, but what the pages got
+            # wrong is known already: shown now rather than after the outage is fixed.
+            if found and not isinstance(exc, ContentError):
+                exc.content_problems = tuple(sorted(set(pages_named(found))))
+            raise
+        problems = found + self.deferred.placed(failed)
+
+        player_url, static_url = embed_urls(self.config)
+        renderer = Renderer(
+            self.config.video,
+            player_url=player_url,
+            static_url=static_url,
+            site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
+            auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
+        )
+        html_by_index, element_ids, render_failed = self._final_html(resolution, renderer)
+        problems += self.deferred.placed(render_failed)
+        result.warnings = self._warnings
+        # --keep-going stands in for files the service cannot give; what the author wrote
+        # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
+        if problems and (found or not self.options.keep_going):
+            raise ContentError(pages_named(problems))
+        result.problems = sorted(set(pages_named(problems)))
+        result.manifest = self._manifest(rendered, resolution)
+        if not self.options.check_only:
+            self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
+            result.output = self.output
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _resolve_all(self, result: BuildResult) -> tuple[Resolution, list[tuple[Shortcode, str]]]:
+        """Every place resolved and counted in ``result``; the failed ones, with why.
+
+        Raises when a setting is missing or the service is down (no content problem).
+        """
         # Before anything is fetched: shortcodes need the service's URL (which names its cache,
         # so even --offline), and a site that embeds videos needs the player's URLs.
         if self.deferred.shortcodes:
@@ -367,43 +444,18 @@ class SiteBuilder:
         for _sc, failure in failures:
             if isinstance(failure.cause, OUTAGES):
                 raise failure.cause
-        problems += [
-            Problem(sc.location.path, sc.location.line, sc.location.col, f.message)
-            for sc, f in failures
-        ]
-
-        player_url, static_url = embed_urls(self.config)
-        renderer = Renderer(
-            self.config.video,
-            player_url=player_url,
-            static_url=static_url,
-            site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
-            auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
-        )
-        html_by_index, element_ids, render_problems = self._final_html(resolution, renderer)
-        problems += render_problems
-        result.warnings = self._warnings
-        # --keep-going stands in for files the service cannot give; what the author wrote
-        # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
-        if problems and (self.deferred.problems or not self.options.keep_going):
-            raise ContentError(problems)
-        result.problems = sorted(set(problems))
-        result.manifest = self._manifest(rendered, resolution)
-        if not self.options.check_only:
-            self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
-            result.output = self.output
-        result.seconds = time.perf_counter() - started
-        return result
+        return resolution, [(sc, f.message) for sc, f in failures]
 
     @cyclic_gc_paused()
     def _final_html(
         self, resolution: Resolution, renderer: Renderer
-    ) -> tuple[list[str], dict[int, str], list[Problem]]:
-        """Each place's HTML, in order; the element ids in it (script embeds), by place."""
+    ) -> tuple[list[str], dict[int, str], list[tuple[Shortcode, str]]]:
+        """Each place's HTML, in order; the element ids in it (script embeds), by place; the
+        places that cannot be rendered, with why."""
         prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
         html: list[str] = []
         element_ids: dict[int, str] = {}
-        problems: list[Problem] = []
+        failed: list[tuple[Shortcode, str]] = []
         # A site repeats shortcodes: each is rendered once unless its place can show.
         done: dict[str, str] = {}
         for sc, outcome in resolution.pairs():
@@ -417,9 +469,7 @@ class SiteBuilder:
                     text = _resolved_html(sc, outcome, renderer, prefix)
                 except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
                     message = str(exc)
-                    problems.append(
-                        Problem(sc.location.path, sc.location.line, sc.location.col, message)
-                    )
+                    failed.append((sc, message))
                 else:
                     if renderer.same_everywhere(sc):  # never a script embed: it has an id
                         done[key] = text
@@ -430,7 +480,7 @@ class SiteBuilder:
             else:
                 message = outcome.message if isinstance(outcome, Failure) else "not resolved"
             html.append(renderer.placeholder(sc, message))
-        return html, element_ids, problems
+        return html, element_ids, failed
 
     @cyclic_gc_paused()
     def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:

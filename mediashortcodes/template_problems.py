@@ -3,13 +3,17 @@
 Jinja rewrites a render error's traceback so that its frames carry the template file and
 line. The innermost such frame is where the author must look (a partial, a layout), not the
 page that happened to be rendering, so that is where the problem is placed; the page is
-named in the message because the error may depend on its front matter.
+named in the message because the error may depend on its front matter. A layout's error
+happens on every page that uses it: :func:`pages_named` lists it once, naming the first pages
+and how many more.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -18,8 +22,39 @@ import jinja2
 from .errors import Problem
 from .pages import PageSource, display_path
 
+SHOWN_PAGES = 3  # a problem on a thousand pages names this many, then counts the rest
 
-def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem:
+
+@dataclass(frozen=True)
+class OnPage:
+    """A problem met while rendering ``page``, at a place outside it (a layout, a partial, a
+    ``media_image()`` call): the author needs the page, whose data may be the cause."""
+
+    problem: Problem  # its message without the page
+    page: str
+    after: str = ""  # the message's end, after the pages (the advice)
+
+
+def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
+    """The problems, each place and message once, naming the pages it happened on."""
+    plain: list[Problem] = []
+    pages: dict[tuple[Problem, str], set[str]] = {}
+    for item in problems:
+        if isinstance(item, OnPage):
+            pages.setdefault((item.problem, item.after), set()).add(item.page)
+        else:
+            plain.append(item)
+    for (problem, after), on in pages.items():
+        shown = sorted(on)
+        listed = ", ".join(shown[:SHOWN_PAGES])
+        if (more := len(shown) - SHOWN_PAGES) > 0:
+            listed += f" and {more} more page{'s' if more > 1 else ''}"
+        message = f"{problem.message} (rendering {listed}){after}"
+        plain.append(Problem(problem.path, problem.line, problem.col, message))
+    return plain
+
+
+def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem | OnPage:
     """The problem an exception from rendering ``page`` with its template stands for."""
     shown_dir = display_path(templates_dir)
     if isinstance(exc, jinja2.TemplateSyntaxError):
@@ -44,7 +79,7 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
     if frame is None:
         return Problem(page.display_path, 1, 1, f"template error: {what}")
     path, line = frame
-    return Problem(path, line, 1, f"{what} (rendering {page.display_path}); fix the template")
+    return OnPage(Problem(path, line, 1, what), page.display_path, "; fix the template")
 
 
 def _close_match(name: str | None, templates_dir: Path) -> str:

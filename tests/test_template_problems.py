@@ -77,13 +77,24 @@ def test_a_missing_partial_points_at_the_include_not_at_the_pages(site: Path) ->
 
 
 def test_an_undefined_attribute_names_the_template_line_and_the_page(site: Path) -> None:
+    write(site, "templates/footer.html", "<footer>\n{{ page.hero.id }}\n</footer>\n")
+    write(site, "content/index.md", "---\ntitle: Home\nhero: {id: 7}\n---\nHello\n")
+    code, lines = check(site)
+    assert code == 1
+    assert lines[1:] == [
+        "site/templates/footer.html:2:1: 'dict object' has no attribute 'hero' "
+        "(rendering site/content/about.md); fix the template"
+    ]
+
+
+def test_the_same_error_on_every_page_is_listed_once_naming_them(site: Path) -> None:
     write(site, "templates/footer.html", "<footer>\n{{ page.missing.deeper }}\n</footer>\n")
     code, lines = check(site)
     assert code == 1
-    assert (
+    assert lines[1:] == [
         "site/templates/footer.html:2:1: 'dict object' has no attribute 'missing' "
-        "(rendering site/content/index.md); fix the template"
-    ) in lines
+        "(rendering site/content/about.md, site/content/index.md); fix the template"
+    ]
 
 
 def test_a_python_error_in_a_layout_is_a_problem_not_a_traceback(site: Path) -> None:
@@ -92,7 +103,9 @@ def test_a_python_error_in_a_layout_is_a_problem_not_a_traceback(site: Path) -> 
     assert code == 1
     assert any(
         line.startswith("site/templates/base.html:2:1: TypeError: ")
-        and line.endswith("(rendering site/content/about.md); fix the template")
+        and line.endswith(
+            "(rendering site/content/about.md, site/content/index.md); fix the template"
+        )
         for line in lines
     )
 
@@ -125,5 +138,5 @@ def test_a_template_function_call_is_located_by_its_line_without_an_unknown_colu
     assert result.exit_code == 1
     assert (
         "site/templates/base.html:2: file 7: it is not in the cache; build once without --offline"
-        in result.output.splitlines()
+        " (rendering site/content/about.md, site/content/index.md)" in result.output.splitlines()
     )
