@@ -6,6 +6,7 @@
     env = {"mediashortcodes": {"path": "content/post.md", "start_line": 4}}
     html = md.render(text, env)
     env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
+    env["mediashortcodes"]["warnings"]
 
 An inline rule only finds where a shortcode ends, so code spans, code blocks and backslash
 escapes keep their meaning; a core rule then parses each one and maps its offsets back to
@@ -19,6 +20,11 @@ A top-level paragraph of one line holding one shortcode, the commonest case, is 
 block rule as a single ``media_shortcode_block`` token, the same as a one-shortcode paragraph
 in output and records; it skips the other block rules and the inline parser, which cost a
 shortcode-heavy site more than all the rest of the plugin (profiled on the benchmarks).
+
+A shortcode that renders as a block element (a video player, an image with a caption: a
+``<figure>``) but is written inside a paragraph's text splits the paragraph around it, so the
+HTML stays valid; where no split can be exact (in a heading, a link, emphasis, an inline HTML
+element) it renders where it is and a warning at its place tells the author to move it.
 """
 
 from __future__ import annotations
@@ -61,6 +67,22 @@ _BLOCK = "mediashortcodes_block"  # paragraph meta: the paragraph holds only sho
 _FOUND = "mediashortcodes_found"  # html_block meta: the shortcodes in its text
 _LONE_TOKENS = "_lone_tokens"  # env data while parsing: the block rule's tokens, in order
 
+# Where the HTML of a block shortcode (a figure, a video player) is invalid: inside these
+# inline elements (Markdown's and raw HTML's), and in headings. "a link" in the message,
+# "the link" in its advice.
+_INSIDE = {
+    "a": ("a link", "link"),
+    "em": ("emphasis", "emphasis"),
+    "strong": ("strong emphasis", "strong emphasis"),
+    "s": ("strikethrough", "strikethrough"),
+}
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+_BLANK = " \t\n"
+
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
     """Parse ``<% ... %>`` shortcodes; render them with ``renderer`` when one is given.
@@ -68,7 +90,9 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     Per document, ``env["mediashortcodes"]`` takes ``path`` (default "<string>"),
     ``start_line`` (the file line of the text's first line, default 1) and optionally
     ``renderer`` (overrides the plugin's); after parsing it holds ``shortcodes`` (in
-    document order) and ``problems``.
+    document order), ``problems`` and ``warnings``: a ``Problem`` for each block shortcode (a
+    video, a captioned image) inside a heading, a link, emphasis or an inline HTML element,
+    where its HTML is invalid; a builder prints them as ``path:line:col: warning: message``.
     """
     md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
@@ -229,7 +253,8 @@ def _collect(state: StateCore) -> None:
     start_line = int(data.get("start_line", 1))
     shortcodes: list[Shortcode] = []
     problems: list[Problem] = []
-    data["shortcodes"], data["problems"] = shortcodes, problems
+    warnings: list[Problem] = []
+    data["shortcodes"], data["problems"], data["warnings"] = shortcodes, problems, warnings
     lone: list[Token] = data.pop(_LONE_TOKENS, [])
     if "<%" not in state.src:
         return
@@ -241,7 +266,8 @@ def _collect(state: StateCore) -> None:
         return
     lines = _SourceLines(state.src, start_line)
     in_paragraphs = False  # a shortcode in an inline token; lone lines are block tokens
-    for token in state.tokens:
+    with_blocks: list[int] = []  # inline tokens holding a block shortcode (a figure, a video)
+    for i, token in enumerate(state.tokens):
         if token.type == "inline" and token.children:
             if "<%" not in token.content:
                 continue  # nothing to find, and no text a later table cell could be taken for
@@ -256,6 +282,8 @@ def _collect(state: StateCore) -> None:
                 found = _parse_token(child, path, locate)
                 child.meta["found"] = found
                 _record(found, shortcodes, problems)
+                if _block_kind(found) and (not with_blocks or with_blocks[-1] != i):
+                    with_blocks.append(i)
         elif token.type == BLOCK_TOKEN and token.map:
             _collect_lone(token, path, start_line, shortcodes, problems)
         elif token.type == "html_block" and "<%" in token.content:
@@ -263,6 +291,8 @@ def _collect(state: StateCore) -> None:
             token.meta[_FOUND] = founds
             for found in founds:
                 _record(found, shortcodes, problems)
+    if with_blocks:
+        _place_blocks(state.tokens, with_blocks, warnings)
     if in_paragraphs:
         _mark_blocks(state.tokens)
 
@@ -313,6 +343,172 @@ def _as_text(tokens: list[Token]) -> None:
             token.type = "text"
         elif token.children:
             _as_text(token.children)
+
+
+def _block_kind(found: Found | None) -> str | None:
+    """What a shortcode is when its HTML is a block element (as the bundled templates make it).
+
+    A video's player is a ``<div>`` (iframe wrapper or script embed), a captioned image a
+    ``<figure>``; an image without a caption is an inline ``<img>``.
+    """
+    shortcode = found.shortcode if found is not None else None
+    if shortcode is None:
+        return None
+    if shortcode.is_video:
+        return "a video player is a block"
+    if shortcode.option("caption"):
+        return "an image with a caption is a block (<figure>)"
+    return None
+
+
+def _place_blocks(tokens: list[Token], with_blocks: list[int], warnings: list[Problem]) -> None:
+    """Split paragraphs around their block shortcodes; warn where that cannot be done.
+
+    A block is valid HTML directly in a list item (a tight list's hidden paragraph) or a table
+    cell; in a shown paragraph, outside any inline element, the paragraph is split around it
+    (``<p>before</p>``, the block, ``<p>after</p>``); anywhere else (a heading, a link,
+    emphasis, inline HTML) it stays, with a warning.
+    """
+    splits: dict[int, list[int]] = {}
+    for i in with_blocks:
+        at = _check_blocks(tokens, i, warnings)
+        if at:
+            splits[i] = at
+    if not splits:
+        return
+    result: list[Token] = []
+    done = 0
+    for i, at in splits.items():  # in document order: with_blocks is
+        result.extend(tokens[done : i - 1])
+        result.extend(_split(tokens[i - 1], tokens[i], tokens[i + 1], at))
+        done = i + 2
+    result.extend(tokens[done:])
+    tokens[:] = result
+
+
+def _check_blocks(tokens: list[Token], i: int, warnings: list[Problem]) -> list[int]:
+    """The children of ``tokens[i]`` to split its paragraph at; warns about the others."""
+    inline, opening = tokens[i], tokens[i - 1] if i else None
+    children = inline.children or []
+    paragraph = opening is not None and opening.type == "paragraph_open" and not opening.hidden
+    splittable = paragraph and not _only_shortcodes(children)  # else it renders as blocks
+    heading = opening is not None and opening.tag in _HEADINGS
+    inside: list[tuple[bool, str, str]] = []  # open inline elements: (raw HTML, where, noun)
+    at: list[int] = []
+    for k, child in enumerate(children):
+        if child.nesting == 1:
+            where, noun = _INSIDE.get(child.tag) or (f"<{child.tag}>", f"<{child.tag}>")
+            inside.append((False, where, noun))
+        elif child.nesting == -1:
+            _close(inside, False, None)
+        elif child.type == "html_inline":
+            _follow_html(child.content, inside)
+        elif child.type == TOKEN:
+            found: Found | None = child.meta.get("found")
+            kind = _block_kind(found)
+            if kind is None or found is None or found.shortcode is None:
+                continue
+            if inside:
+                _warn(warnings, found.shortcode, kind, inside[-1][1], inside[-1][2])
+            elif heading:
+                _warn(warnings, found.shortcode, kind, "a heading", "heading")
+            elif splittable:
+                at.append(k)
+    return at
+
+
+def _follow_html(tag: str, inside: list[tuple[bool, str, str]]) -> None:
+    """Keep ``inside`` up to date with an inline HTML tag (comments and the like: no change)."""
+    match = _HTML_TAG.match(tag)
+    if match is None:
+        return
+    name = f"<{match.group(2).lower()}>"
+    if match.group(1):
+        _close(inside, True, name)
+    elif match.group(2).lower() not in _VOID and not tag.rstrip().endswith("/>"):
+        inside.append((True, name, name))
+
+
+def _close(inside: list[tuple[bool, str, str]], html: bool, name: str | None) -> None:
+    """Forget the innermost open element of that origin (and name, for raw HTML)."""
+    for j in range(len(inside) - 1, -1, -1):
+        if inside[j][0] == html and (name is None or inside[j][1] == name):
+            del inside[j]
+            return
+
+
+def _warn(warnings: list[Problem], shortcode: Shortcode, kind: str, where: str, noun: str) -> None:
+    advice = f"move the shortcode out of the {noun}, onto a line of its own"
+    if shortcode.is_image:
+        advice += ", or drop caption= to get an inline <img>"
+    loc = shortcode.location
+    message = (
+        f"{kind} and cannot be inside {where} "
+        f"(invalid HTML: browsers break the page apart there); {advice}"
+    )
+    warnings.append(Problem(loc.path, loc.line, loc.col, message))
+
+
+def _split(opening: Token, inline: Token, closing: Token, at: list[int]) -> list[Token]:
+    """The paragraph as paragraphs of its text between the blocks, and one per block.
+
+    Whitespace and line breaks next to a block go: no empty ``<p></p>``, no ``<br />`` at a
+    paragraph's end. A block's own paragraph renders without ``<p>`` (see ``_mark_blocks``).
+    """
+    children = inline.children or []
+    result: list[Token] = []
+    start, begin = 0, 0  # the piece's first child, and its offset in the inline content
+    for k in [*at, len(children)]:
+        if k < len(children):
+            block = children[k]
+            end = block.meta["offset"]
+            after = end + len(block.content)
+        else:
+            end = after = len(inline.content)
+        piece = _trimmed(children[start:k])
+        if piece:
+            result += _paragraph(opening, inline, closing, piece, begin, end)
+        if k < len(children):
+            result += _paragraph(opening, inline, closing, [children[k]], end, after)
+        start, begin = k + 1, after
+    return result
+
+
+def _trimmed(children: list[Token]) -> list[Token]:
+    piece = list(children)
+    while piece and _blank(piece[0]):
+        del piece[0]
+    while piece and _blank(piece[-1]):
+        del piece[-1]
+    if piece and piece[0].type == "text":
+        piece[0].content = piece[0].content.lstrip(_BLANK)
+    if piece and piece[-1].type == "text":
+        piece[-1].content = piece[-1].content.rstrip(_BLANK)
+    return piece
+
+
+def _blank(token: Token) -> bool:
+    if token.type in ("softbreak", "hardbreak"):
+        return True
+    return token.type == "text" and not token.content.strip(_BLANK)
+
+
+def _paragraph(
+    opening: Token, inline: Token, closing: Token, children: list[Token], begin: int, end: int
+) -> list[Token]:
+    """A paragraph of ``children``: the part ``begin:end`` of ``inline``'s content."""
+    content = inline.content[begin:end]
+    begin += len(content) - len(content.lstrip(_BLANK))
+    content = content.strip(_BLANK)
+    lines = None
+    if inline.map:
+        first = inline.map[0] + inline.content.count("\n", 0, begin)
+        lines = [first, first + content.count("\n") + 1]
+    return [
+        opening.copy(attrs=dict(opening.attrs), map=lines, meta=dict(opening.meta)),
+        inline.copy(content=content, children=children, map=lines, meta=dict(inline.meta)),
+        closing.copy(attrs=dict(closing.attrs), meta=dict(closing.meta)),
+    ]
 
 
 def _mark_blocks(tokens: list[Token]) -> None:

@@ -40,6 +40,7 @@ from .errors import (
     RateLimitedError,
     ServerError,
     ServiceUnreachableError,
+    place,
 )
 from .jinja import MediaShortcodesExtension
 from .markdown import shortcodes_plugin
@@ -251,6 +252,7 @@ class SiteBuilder:
             ttl=config.cache.metadata_ttl,
         )
         self.deferred = DeferredRenderer()
+        self._warnings: list[str] = []
         self.progress = progress
         self.markdown = _markdown(self.deferred)
         self.env = self._environment()
@@ -292,6 +294,10 @@ class SiteBuilder:
             }
             content = self.markdown.render(source.body, env)
             self.deferred.problems.extend(env["mediashortcodes"].get("problems", []))
+            if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
+                self._warnings += [
+                    f"{place(w.path, w.line, w.col)}: warning: {w.message}" for w in warnings
+                ]
             page = {
                 **source.front_matter,
                 "title": source.title,
@@ -355,7 +361,7 @@ class SiteBuilder:
 
     def _build(self) -> BuildResult:
         started = time.perf_counter()
-        self._warnings: list[str] = []
+        self._warnings = []
         if not self.options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         content = self.config.path(self.config.site.content)
@@ -374,6 +380,7 @@ class SiteBuilder:
         if self.options.syntax_only:
             if found:
                 raise ContentError(pages_named(found))
+            result.warnings = self._warnings
             result.seconds = time.perf_counter() - started
             return result
         try:

@@ -4,6 +4,7 @@ Markdown that holds no shortcode."""
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,11 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.utils import read_fixture_file
 
+from mediashortcodes.config import VideoConfig
 from mediashortcodes.errors import Problem
 from mediashortcodes.markdown import shortcodes_plugin
+from mediashortcodes.records import File
+from mediashortcodes.render import Renderer, ResolvedImage
 from mediashortcodes.shortcodes import Location, Shortcode, is_opening
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -246,3 +250,197 @@ def test_public_names_are_exported():
     assert markdown.__all__
     for name in markdown.__all__:
         assert hasattr(markdown, name)
+
+
+# -- block shortcodes (a figure, a video player) inside inline text ------------------------------
+
+PLAYER = "https://player.example.com"
+
+
+class BundledHtml:
+    """What a reader's browser gets: the bundled templates' HTML (figures, iframe players)."""
+
+    def __init__(self) -> None:
+        self.html = Renderer(VideoConfig(), player_url=PLAYER, static_url=PLAYER)
+
+    def render(self, shortcode: Shortcode) -> str:
+        if shortcode.is_video:
+            return self.html.video(shortcode, File(id=shortcode.file_id, media_id="m1"))
+        resolved = ResolvedImage(File(id=shortcode.file_id), f"/m/{shortcode.file_id}.jpg", 4, 3)
+        return self.html.image(shortcode, resolved)
+
+    def problem(self, problem: Problem) -> str:
+        return ""
+
+
+def bundled(text: str) -> tuple[str, list[str]]:
+    """The page's HTML and the warnings as the builder prints them."""
+    env = {"mediashortcodes": {"path": "page.md"}}
+    html = markdown(BundledHtml()).render(text, env)
+    return html, [f"{w.path}:{w.line}:{w.col}: warning: {w.message}" for w in warnings(env)]
+
+
+def warnings(env: dict) -> list[Problem]:
+    return env["mediashortcodes"]["warnings"]
+
+
+def alone(shortcode: str) -> str:
+    """The HTML of a shortcode written on a line of its own."""
+    return markdown(BundledHtml()).render(f"{shortcode}\n").removesuffix("\n")
+
+
+FIGURE = '<% media_image 103 thumb caption="C" %>'
+VIDEO = "<% media_video 201 %>"
+
+
+class NestingChecker(HTMLParser):
+    """Block elements (div, figure) opened where HTML allows only phrasing content."""
+
+    PHRASING_ONLY = frozenset(
+        {"p", "h1", "h2", "h3", "h4", "h5", "h6", "a", "em", "strong", "s", "span"}
+    )
+    VOID = frozenset({"img", "br", "hr", "input"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.bad: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        if tag in ("div", "figure") and self.PHRASING_ONLY.intersection(self.open):
+            self.bad.append(f"<{tag}> in {self.open}")
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag) :]
+
+
+def invalid_nesting(html: str) -> list[str]:
+    checker = NestingChecker()
+    checker.feed(html)
+    checker.close()
+    return checker.bad
+
+
+def test_a_figure_inside_paragraph_text_splits_the_paragraph_around_it():
+    html, warned = bundled(f"Text {FIGURE} more\n")
+    assert html == f"<p>Text</p>\n{alone(FIGURE)}\n<p>more</p>\n"
+    assert warned == []
+
+
+def test_a_video_on_its_own_line_inside_a_paragraph_splits_it_without_empty_paragraphs():
+    html, warned = bundled(f"Intro:\n{VIDEO}\nMore text.  \n{VIDEO}\n")
+    video = alone(VIDEO)
+    assert html == f"<p>Intro:</p>\n{video}\n<p>More text.</p>\n{video}\n"
+    assert warned == []
+    assert invalid_nesting(html) == []
+
+
+def test_a_split_keeps_inline_images_and_records_every_shortcode_at_its_place():
+    env = {"mediashortcodes": {"path": "page.md", "start_line": 3}}
+    html = markdown(BundledHtml()).render(f"> A <% media_image 1 %> b {VIDEO} c\n", env)
+    img = alone("<% media_image 1 %>")
+    assert html == f"<blockquote>\n<p>A {img} b</p>\n{alone(VIDEO)}\n<p>c</p>\n</blockquote>\n"
+    assert records(env) == ["@ 3:5 media_image 1", "@ 3:27 media_video 201"]
+
+
+def test_a_block_in_a_heading_warns_at_its_place_and_the_page_still_renders():
+    html, warned = bundled(f"# Title {FIGURE}\n")
+    assert html == f"<h1>Title {alone(FIGURE)}</h1>\n"
+    assert warned == [
+        "page.md:1:9: warning: an image with a caption is a block (<figure>) and cannot be "
+        "inside a heading (invalid HTML: browsers break the page apart there); move the "
+        "shortcode out of the heading, onto a line of its own, or drop caption= to get an "
+        "inline <img>"
+    ]
+
+
+def test_a_video_in_link_text_warns():
+    html, warned = bundled(f"Intro.\n\n[{VIDEO}](/x)\n")
+    assert html == f'<p>Intro.</p>\n<p><a href="/x">{alone(VIDEO)}</a></p>\n'
+    assert warned == [
+        "page.md:3:2: warning: a video player is a block and cannot be inside a link "
+        "(invalid HTML: browsers break the page apart there); move the shortcode out of the "
+        "link, onto a line of its own"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (f"*see {VIDEO}*", "emphasis"),
+        (f"a **b {FIGURE}** c", "strong emphasis"),
+        (f"~~{VIDEO}~~", "strikethrough"),
+        (f'a <span class="x">{VIDEO}</span> b', "<span>"),
+        (f"Setext {VIDEO}\n===", "a heading"),
+        (f"- item *{VIDEO}*", "emphasis"),
+        (f"| *{VIDEO}* |\n| - |", "emphasis"),
+    ],
+)
+def test_a_block_inside_an_inline_element_warns_and_is_not_split(text, where):
+    html, warned = bundled(text + "\n")
+    assert len(warned) == 1 and f"cannot be inside {where} " in warned[0]
+    assert "<p></p>" not in html and html.count("<p>") <= 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Text <% media_image 103 thumb %> more",  # a plain <img> is inline
+        'Text <% media_image 103 caption="" %> more',  # an empty caption makes no figure
+        "# Title <% media_image 103 %>",
+        "[<% media_image 103 %>](/x)",
+        f"- item {VIDEO} more",  # a tight list item holds blocks
+        f"| a {FIGURE} |\n| - |",  # so does a table cell
+        f"{VIDEO}\n{FIGURE}",  # a gallery: blocks without <p>
+        f"`{VIDEO}` and \\{VIDEO}",  # not shortcodes
+        "Text <% media_video x %> more",  # malformed: a problem, not a block
+    ],
+)
+def test_what_is_valid_html_is_neither_split_nor_warned(text):
+    env = {"mediashortcodes": {"path": "page.md"}}
+    with_renderer = markdown(BundledHtml()).render(text, env)
+    assert warnings(env) == [] and invalid_nesting(with_renderer) == []
+    assert with_renderer.count("<p>") == text.startswith(("Text", "[", "`"))
+
+
+def test_without_a_renderer_the_split_paragraph_shows_the_shortcode_text_between():
+    html = markdown().render(f"Text {VIDEO} more")
+    assert html == "<p>Text</p>\n<p>&lt;% media_video 201 %&gt;</p>\n<p>more</p>\n"
+
+
+BLOCK_LINES = st.sampled_from(
+    [
+        "",
+        "text",
+        f"Text {VIDEO} more",
+        f"{FIGURE} after",
+        f"before {FIGURE}",
+        VIDEO,
+        "<% media_image 1 %> inline",
+        f"# Title {VIDEO}",
+        f"[{FIGURE}](/x)",
+        f"*a {VIDEO} b*",
+        f"a <em>{VIDEO}</em> <br> b",
+        f"- item {VIDEO}",
+        "- item",
+        f"> quote {FIGURE}",
+        f"| {VIDEO} |",
+        "| - |",
+        "===",
+        "---",
+        "text  ",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(BLOCK_LINES, max_size=10).map("\n".join))
+def test_invalid_html_is_never_published_without_a_warning(text):
+    # Markdown's own HTML; raw HTML blocks are the author's HTML and are not checked.
+    env = {"mediashortcodes": {"path": "page.md"}}
+    html = markdown(BundledHtml()).render(text, env)
+    assert bool(invalid_nesting(html)) == bool(warnings(env)), html
+    assert "<p></p>" not in html

@@ -160,3 +160,18 @@ def test_a_build_without_problems_stopped_by_an_outage_lists_nothing_more(
     code, lines = run("build", "site")
     assert code == 3
     assert not any("problem(s)" in line for line in lines)
+
+
+@pytest.mark.parametrize("command", [("build",), ("check", "--offline")])
+def test_a_figure_in_a_heading_is_built_with_a_warning_at_its_place(site: Path, command) -> None:
+    page = site / "content" / "about.md"
+    page.write_text(page.read_text() + '\n## Our harbour <% media_image 101 caption="Harbour" %>\n')
+    line = page.read_text().count("\n")
+    code, output = run(*command, "site")
+    assert code == 0, output
+    assert any(
+        text.startswith(
+            f"site/content/about.md:{line}:16: warning: an image with a caption is a block"
+        )
+        for text in output
+    ), output
