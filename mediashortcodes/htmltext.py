@@ -16,13 +16,20 @@ from collections.abc import Iterable, Iterator
 
 from .shortcodes import Found, LineIndex, Locate, find_end, scan
 
-__all__ = ["SKIPPED_ELEMENTS", "escaped_openings", "find_in_html", "splice", "text_ranges"]
+__all__ = [
+    "HTML_TAG",
+    "SKIPPED_ELEMENTS",
+    "escaped_openings",
+    "find_in_html",
+    "splice",
+    "text_ranges",
+]
 
 SKIPPED_ELEMENTS = ("pre", "code", "script", "style", "textarea")
 
 # A tag: its attributes may hold '>' inside quotes. Alternatives start with distinct
 # characters, so matching stays linear.
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
+HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPED_OPENING = re.compile(r"\\(?=<%|&lt;%|&#0*60;%|&#[xX]0*3[cC];%)", re.IGNORECASE)
 
@@ -52,7 +59,7 @@ def _markup_end(html: str, i: int) -> int | None:
     if html.startswith("<!--", i):
         close = html.find("-->", i + 4)
         return len(html) if close < 0 else close + 3
-    tag = _TAG.match(html, i)
+    tag = HTML_TAG.match(html, i)
     if tag is None:
         if html.startswith(("<!", "<?"), i):
             close = html.find(">", i)

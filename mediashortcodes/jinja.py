@@ -14,7 +14,8 @@ a filter for HTML (CMS rich text) that holds shortcodes.
 Template source is rewritten before lexing: each shortcode becomes one ``{{ ... }}`` call
 that carries the parsed shortcode and its location, padded with the shortcode's newlines
 so Jinja's line numbers stay right. Shortcodes inside Jinja tags, comments, ``{% raw %}``
-blocks, HTML comments and ``<script>``/``<style>`` are left alone; ``\\<%`` is a literal.
+blocks, HTML comments, ``<script>``/``<style>`` and HTML tags (an attribute's value, where
+an ``<img>`` would break the markup) are left alone; ``\\<%`` is a literal.
 
 The renderer is looked up at render time, in this order: a ``mediashortcodes_renderer``
 variable in the render context, ``environment.mediashortcodes_renderer``, then
@@ -24,9 +25,11 @@ variable in the render context, ``environment.mediashortcodes_renderer``, then
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -37,7 +40,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from .errors import ConfigError, Problem
-from .htmltext import escaped_openings, find_in_html, splice
+from .htmltext import HTML_TAG, escaped_openings, find_in_html, splice
 from .shortcodes import (
     IMAGE,
     VIDEO,
@@ -84,10 +87,12 @@ class MediaShortcodesExtension(Extension):
 def rewrite(source: str, path: str, environment: Environment) -> str:
     """Template source with every shortcode turned into a call to the renderer."""
     locate = LineIndex(source)
+    in_tags = _html_tags(source)
     replacements: list[tuple[int, int, str]] = []
     for start, end in _template_text(source, environment):
         for found in scan(source, path, locate, start, end):
-            replacements.append((found.start, found.end, _call(found, environment)))
+            if not _inside(in_tags, found.start):
+                replacements.append((found.start, found.end, _call(found, environment)))
         escape = source.find("\\<%", start, end)
         while escape >= 0:
             replacements.append((escape, escape + 1, ""))
@@ -115,6 +120,16 @@ def _call(found: Found, environment: Environment) -> str:
         f"{environment.variable_start_string} {RENDER_GLOBAL}({literal}){newlines} "
         f"{environment.variable_end_string}"
     )
+
+
+def _html_tags(source: str) -> list[tuple[int, int]]:
+    """The (start, end) of each HTML tag in the source, in order."""
+    return [m.span() for m in HTML_TAG.finditer(source)]
+
+
+def _inside(tags: list[tuple[int, int]], offset: int) -> bool:
+    i = bisect_right(tags, (offset, math.inf)) - 1  # the last tag that starts before offset
+    return i >= 0 and offset < tags[i][1]
 
 
 def _template_text(source: str, environment: Environment) -> Iterator[tuple[int, int]]:

@@ -112,6 +112,9 @@ def test_the_text_around_a_spanning_shortcode_keeps_its_lines():
         "<!-- <% media_image 1 %> -->",
         "<script>var t = '<% if (a) { %>';</script>",
         "<style>/* <% media_image 1 %> */</style>",
+        '<div data-x="<% media_image 1 %>">',  # an <img> in an attribute would break the tag
+        "<a href='/x' title='<% media_image 1 %>'>x</a>",
+        '<img {% if 1 %}alt="<% media_image 1 %>"{% endif %} src="/x.png">',
     ],
 )
 def test_shortcodes_in_jinja_tags_comments_raw_blocks_html_comments_and_scripts_are_left_alone(
@@ -120,6 +123,14 @@ def test_shortcodes_in_jinja_tags_comments_raw_blocks_html_comments_and_scripts_
     html, renderer = render(source)
     assert renderer.rendered == renderer.problems == []
     assert "data-id" not in html
+
+
+def test_a_shortcode_between_tags_and_beside_attributes_is_still_rendered():
+    html, renderer = render(
+        '<p class="x"><% media_image 1 %></p><a href="/y">y</a> <% media_image 2 %>'
+    )
+    assert [sc.file_id for sc in renderer.rendered] == [1, 2]
+    assert html.count("data-id") == 2
 
 
 def test_a_backslash_makes_a_shortcode_literal_in_template_source():
