@@ -311,8 +311,10 @@ class MediaCache:
     # -- maintenance ----------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        with self._readable():
-            records = len(self.db)
+        records = 0
+        if self.dir.is_dir():  # looking creates nothing: no cache yet is 0 records
+            with self._readable():
+                records = len(self.db)
         blob_files = (
             [p for p in self.blobs.rglob("*") if p.is_file()] if self.blobs.exists() else []
         )

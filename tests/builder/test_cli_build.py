@@ -109,6 +109,13 @@ def test_cache_info_and_clear(make_site, env: Path) -> None:
     assert not any(p.is_file() for p in env.rglob("*.jpg"))
 
 
+def test_cache_info_before_any_build_creates_nothing(make_site, env: Path) -> None:
+    site = make_site()
+    code, out = run("cache", "info", str(site))
+    assert code == 0 and "records: 0" in out and "blobs: 0" in out
+    assert not env.exists()
+
+
 def test_output_option_writes_elsewhere(make_site, tmp_path: Path) -> None:
     site = make_site()
     target = tmp_path / "public"
