@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -105,6 +106,21 @@ class RequestStats:
 LONG_WAIT = 10.0
 
 
+# getaddrinfo's "no such name" answers: final, unlike EAI_AGAIN (a resolver that is down).
+_NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+
+
+def _unknown_host(exc: BaseException) -> bool:
+    """Whether the host name does not exist (a typo, a placeholder URL), under httpx's
+    wrappers: nothing to wait for."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, socket.gaierror):
+            return seen.errno in _NO_SUCH_HOST
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class _CutOff(Exception):
     """A download body ended before its declared length."""
 
@@ -161,6 +177,8 @@ class _Attempts:
         return None
 
     def after_error(self, exc: Exception, *, cut_off: bool = False) -> float:
+        if _unknown_host(exc):  # asking DNS again in a second gives the same answer
+            raise self._exhausted_error(exc, cut_off) from None
         wait = self._next(None)
         if wait is None:
             # Called while handling httpx's exception, whose text holds the URL: hide it.
@@ -204,6 +222,12 @@ class _Attempts:
             return InvalidResponseError(
                 f"{self._what} was cut off before its declared length ({self._summary()}); "
                 "run again, and tell the service operator if it persists"
+            )
+        if _unknown_host(exc):
+            return ServiceUnreachableError(
+                f"could not reach the service for {self._what}: its host name is unknown "
+                f"({self._describe(exc)}); check [service] base_url (or {ENV_BASE_URL}), or "
+                "set [service] sandbox = true to try the local sandbox"
             )
         if isinstance(exc, httpx.TimeoutException):
             return ServiceUnreachableError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
@@ -351,6 +352,26 @@ def test_a_connection_that_breaks_after_connecting_is_not_blamed_on_base_url(fak
         client.formats()
     assert "the connection to the service broke during" in str(caught.value)
     assert "base_url" not in str(caught.value)
+
+
+def test_a_host_name_that_does_not_exist_is_not_asked_again(fake):
+    # A placeholder or mistyped base_url: six attempts would only add twelve seconds.
+    unknown = httpx.ConnectError("[Errno -2] Name or service not known")
+    unknown.__context__ = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    fake.inject("/1/format", unknown, count=9)
+    client, sleeps = sync_client(fake)
+    with pytest.raises(ServiceUnreachableError, match="host name is unknown") as caught:
+        client.formats()
+    assert sleeps == [] and client.stats.formats == 1
+    assert "base_url" in str(caught.value) and "sandbox = true" in str(caught.value)
+
+
+def test_a_resolver_that_is_down_is_asked_again(fake):
+    down = httpx.ConnectError("[Errno -3] Temporary failure in name resolution")
+    down.__context__ = socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+    fake.inject("/1/format", down)
+    client, sleeps = sync_client(fake)
+    assert len(client.formats()) == 2 and len(sleeps) == 1
 
 
 def test_the_total_time_budget_bounds_the_retries(fake):
