@@ -10,6 +10,7 @@ The demo credentials it prints are public, documented values, not secrets.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -17,8 +18,10 @@ from typing import Any
 
 import click
 import httpx
+from click.core import ParameterSource
 
 from .cli import cli, handle_errors
+from .config import ENV_BASE_URL
 from .errors import ServiceError, ServiceUnreachableError
 
 DEFAULT_PORT = 8765
@@ -147,7 +150,14 @@ def wait_for_interrupt() -> None:
 
 
 def _fetch(ctx: click.Context, port: int | None, url: str | None, path: str) -> Any:
-    parent_port = ctx.parent.params.get("port") if ctx.parent else None
+    parent = ctx.parent
+    given = (
+        parent is not None and parent.get_parameter_source("port") == ParameterSource.COMMANDLINE
+    )
+    parent_port = parent.params.get("port") if given and parent is not None else None
+    if not url and not (port or parent_port):
+        # The sandbox printed this export line: after pasting it, that is the one meant.
+        url = os.environ.get(ENV_BASE_URL, "").strip() or None
     base = (url or f"http://127.0.0.1:{port or parent_port or DEFAULT_PORT}").rstrip("/")
     try:
         response = httpx.get(f"{base}{path}", timeout=10.0)
@@ -173,7 +183,11 @@ _PORT = click.option(
     default=None,
     help=f"API port of the running sandbox (default {DEFAULT_PORT}).",
 )
-_URL = click.option("--url", default=None, help="API URL of the running sandbox instead of --port.")
+_URL = click.option(
+    "--url",
+    default=None,
+    help=f"API URL of the running sandbox instead of --port (default: ${ENV_BASE_URL} if set).",
+)
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 

@@ -113,6 +113,14 @@ def test_usages_pages_shows_which_page_uses_which_files(sb, api):
     assert result.output.splitlines()[1].split() == ["https://x/a/", "101,102"]
 
 
+def test_usages_and_stats_ask_the_sandbox_of_the_pasted_export_line(sb, api, monkeypatch):
+    report(sb, api)
+    monkeypatch.setenv("MEDIASHORTCODES_BASE_URL", sb.base_url)  # as the sandbox printed it
+    result = CliRunner().invoke(cli, ["sandbox", "stats", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"token": 1, "usages": 1}
+
+
 def test_stats_lists_requests_per_endpoint(sb, api):
     report(sb, api)
     result = CliRunner().invoke(cli, ["sandbox", "stats", "--url", sb.base_url, "--json"])
