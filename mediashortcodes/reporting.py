@@ -219,6 +219,11 @@ async def report_usage(
     state = UsageState(state_path or config.usage_state_path)
     service = service_of(config)
     warnings: list[str] = []
+    if config.service.sandbox:
+        warnings.append(
+            "[service] sandbox = true: this report goes to the built-in sandbox, which lives "
+            "only as long as this command; no real service hears of it"
+        )
     if isinstance(previous, Manifest):
         base = previous
     elif previous:
