@@ -37,7 +37,7 @@ from typing import Any
 from jinja2 import Environment, pass_context
 from jinja2.ext import Extension
 from jinja2.runtime import Context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .errors import ConfigError, Problem
 from .htmltext import HTML_TAG, escaped_openings, find_in_html, splice
@@ -305,13 +305,20 @@ def _caller(context: Context) -> tuple[str, int]:
 
 @pass_context
 def media_shortcodes(context: Context, value: Any, path: str | None = None) -> Markup:
-    """Render the shortcodes in an HTML string, raw or HTML-escaped (rich text).
+    """Render the shortcodes in HTML, raw or HTML-escaped (rich text).
 
-    The input is HTML and passes through untouched around the shortcodes. Problems are
-    reported at lines and columns of that HTML, under ``path`` (default: ``<html in
-    TEMPLATE>``).
+    Markup (Jinja's ``Markup``, Django's ``SafeString``: rich text, a raw-HTML block) is HTML
+    and passes through untouched around the shortcodes. A plain string is text when
+    autoescaping is on, as for ``{{ value }}``: it is escaped first, so an editor's text
+    block cannot put a ``<script>`` on the page. Problems are reported at lines and columns
+    of that HTML, under ``path`` (default: ``<html in TEMPLATE>``).
     """
-    html = "" if value is None else str(value)
+    if value is None:
+        html = ""
+    elif hasattr(value, "__html__") or not context.eval_ctx.autoescape:
+        html = str(value)
+    else:
+        html = str(escape(value))
     if "%" not in html:
         return Markup(html)
     if path is None:

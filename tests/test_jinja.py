@@ -71,7 +71,8 @@ def test_layouts_partials_and_includes_render_their_shortcodes_with_their_own_lo
     )
     renderer = FakeRenderer()
     env.mediashortcodes_renderer = renderer  # type: ignore[attr-defined]
-    page = {"title": "Hi", "hero_id": 7, "hero_alt": None, "body": "<p>&lt;% media_video 8 %&gt;"}
+    body = Markup("<p>&lt;% media_video 8 %&gt;")  # rich text: HTML, as |richtext marks it
+    page = {"title": "Hi", "hero_id": 7, "hero_alt": None, "body": body}
     html = env.get_template("page.html").render(page=page, footer_ids=[1, 2])
     assert [(s.file_id, str(s.location)) for s in renderer.rendered] == [
         (1, "templates/base.html:2:9"),
@@ -224,7 +225,7 @@ def test_the_filter_renders_raw_and_html_escaped_shortcodes_and_keeps_the_html_a
         "<p>&lt;% media_image 2 alt=&quot;Tom &amp; Jerry&quot; %&gt; &copy;</p>\n"
         "<p>&lt;%&nbsp;media_video&nbsp;3 title=&#x27;Talk&#x27;&nbsp;%&gt;</p>"
     )
-    html, renderer = render("{{ body|media_shortcodes }}", body=body)
+    html, renderer = render("{{ body|media_shortcodes }}", body=Markup(body))
     assert html == (
         '<p class="x">One &amp; <img data-id="1"></p>\n'
         '<p><img data-id="2"> &copy;</p>\n'
@@ -251,7 +252,8 @@ def test_the_filter_leaves_code_comments_attributes_and_escaped_shortcodes_alone
 
 def test_the_filter_sends_malformed_shortcodes_to_problem_under_the_path_given():
     html, renderer = render(
-        "{{ body|media_shortcodes('page 12 body') }}", body="<p>\n&lt;% media_image x %&gt;</p>"
+        "{{ body|media_shortcodes('page 12 body') }}",
+        body=Markup("<p>\n&lt;% media_image x %&gt;</p>"),
     )
     assert html == "<p>\n<mark>problem</mark></p>"
     assert renderer.problems == [
@@ -260,10 +262,25 @@ def test_the_filter_sends_malformed_shortcodes_to_problem_under_the_path_given()
 
 
 def test_the_filter_returns_markup_so_autoescape_does_not_touch_it():
-    html, _ = render(
-        "{{ body|media_shortcodes }}|{{ body }}", body="<b>&lt;% media_image 1 %&gt;</b>"
+    html, _ = render("{{ body|media_shortcodes }}", body=Markup("<b>&lt;% media_image 1 %&gt;</b>"))
+    assert html == '<b><img data-id="1"></b>'
+
+
+def test_a_plain_string_is_text_under_autoescape_so_its_markup_is_escaped():
+    # A Wagtail TextBlock's value is plain text an editor typed: its tags must not run.
+    text = "Use <b>x</b> & <script>alert(1)</script> then <% media_image 105 thumb %>"
+    html, renderer = render("{{ text|media_shortcodes }}", text=text)
+    assert html == (
+        "Use &lt;b&gt;x&lt;/b&gt; &amp; &lt;script&gt;alert(1)&lt;/script&gt; then "
+        '<img data-id="105">'
     )
-    assert html == '<b><img data-id="1"></b>|&lt;b&gt;&amp;lt;% media_image 1 %&amp;gt;&lt;/b&gt;'
+    assert [s.file_id for s in renderer.rendered] == [105]
+
+
+def test_without_autoescape_a_plain_string_is_html_as_the_template_chose():
+    env, _ = environment({"t.html": "{{ body|media_shortcodes }}"}, autoescape=False)
+    html = env.get_template("t.html").render(body="<b><% media_image 1 %></b>")
+    assert html == '<b><img data-id="1"></b>'
 
 
 def test_the_filter_on_undefined_or_empty_values_gives_nothing():
@@ -326,6 +343,7 @@ import sys
 from django.conf import settings
 settings.configure(DEBUG=False)
 from django.template.backends.jinja2 import Jinja2
+from django.utils.safestring import mark_safe
 engine = Jinja2({
     "NAME": "jinja2", "DIRS": [sys.argv[1]], "APP_DIRS": False,
     "OPTIONS": {"extensions": ["mediashortcodes.jinja.MediaShortcodesExtension"]},
@@ -336,7 +354,7 @@ class Renderer:
 engine.env.mediashortcodes_renderer = Renderer()
 print(engine.get_template("partials/footer.html").render({"footer_ids": [1]}), end="")
 print(engine.from_string("{{ media_video(4) }}|{{ b|media_shortcodes }}").render(
-    {"b": "&lt;% media_image 5 %&gt;"}), end="")
+    {"b": mark_safe("&lt;% media_image 5 %&gt;")}), end="")
 """
 
 
