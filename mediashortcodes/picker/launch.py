@@ -12,6 +12,7 @@ from ..records import File
 from ..render import Renderer
 from ..shortcodes import Shortcode, parse
 from .backend import EmbedRenderer, PickerBackend
+from .guard import client_secrets, warn_about_short_secrets
 from .selection import SelectionError
 from .server import PickerServer
 
@@ -74,9 +75,11 @@ def running_picker(
             service, embed_renderer=video_embed_renderer(Renderer.from_config(config))
         )
         # The client knows every access token it was given; the guard checks for those too.
+        secrets_source = client_secrets(service)
+        warn_about_short_secrets(secrets_source())
         server = PickerServer(
             backend,
-            secrets_source=service._secrets,
+            secrets_source=secrets_source,
             port=port,
             locale=locale,
             default_embed=config.video.embed,

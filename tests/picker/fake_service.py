@@ -102,10 +102,10 @@ class FakeService:
             200, content=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
         )
 
-    def client(self) -> Client:
+    def client(self, credentials: Credentials = CREDENTIALS) -> Client:
         return Client(
             BASE,
-            CREDENTIALS,
+            credentials,
             transport=httpx.MockTransport(self.handle),
             download_url=DOWNLOAD,
             max_retries=0,

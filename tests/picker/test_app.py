@@ -6,9 +6,15 @@ import json
 
 import pytest
 
+from mediashortcodes.config import Credentials
 from mediashortcodes.picker.app import PickerApp, Request, Response
 from mediashortcodes.picker.backend import PickerBackend
-from mediashortcodes.picker.guard import SecretGuard
+from mediashortcodes.picker.guard import (
+    MIN_SECRET_LENGTH,
+    SecretGuard,
+    client_secrets,
+    warn_about_short_secrets,
+)
 from mediashortcodes.records import File
 from mediashortcodes.render import EmbedError
 
@@ -28,7 +34,7 @@ def make_app(service: FakeService, locale: str = "en_US") -> PickerApp:
     client = service.client()
     backend = PickerBackend(client, embed_renderer=fake_embed)
     return PickerApp(
-        backend, token=TOKEN, port=PORT, guard=SecretGuard(client._secrets), locale=locale
+        backend, token=TOKEN, port=PORT, guard=SecretGuard(client_secrets(client)), locale=locale
     )
 
 
@@ -245,9 +251,34 @@ def test_a_video_that_cannot_be_embedded_says_why(service) -> None:
         PickerBackend(client, embed_renderer=refuse),
         token=TOKEN,
         port=PORT,
-        guard=SecretGuard(client._secrets),
+        guard=SecretGuard(client_secrets(client)),
     )
     call(app, "/api/files?folder=3")
     response = call(app, "/api/embed?file=20")
     assert response.status == 422
     assert "without a usable mediaId" in data(response)["error"]
+
+
+def test_the_guard_looks_for_the_secrets_not_the_client_id_nor_short_values(caplog) -> None:
+    credentials = Credentials("mediashortcodes", "wrong", "r" * MIN_SECRET_LENGTH)
+    client = FakeService().client(credentials)
+    client._tokens_seen.add(ACCESS_TOKEN)
+    with client:
+        source = client_secrets(client)
+        assert sorted(source()) == sorted(["wrong", "r" * MIN_SECRET_LENGTH, ACCESS_TOKEN])
+        guard = SecretGuard(source)
+        # "wrong" is a word of the page and too short to tell from it; the id is no secret.
+        assert not guard.leaks(b"Something went wrong", b"mediashortcodes_picker_8765=x")
+        assert guard.leaks(b"x" + ("r" * MIN_SECRET_LENGTH).encode())
+        assert guard.leaks(ACCESS_TOKEN.encode())
+        assert not guard.leaks(("r" * (MIN_SECRET_LENGTH - 1)).encode())
+        warn_about_short_secrets(source())
+    assert "1 credential(s) shorter than 16 characters" in caplog.text
+    assert "wrong" not in caplog.text
+
+
+def test_a_client_id_that_is_also_a_secret_stays_guarded() -> None:
+    value = "same-value-for-both-of-them"
+    client = FakeService().client(Credentials(value, value, "refresh-token-value"))
+    with client:
+        assert SecretGuard(client_secrets(client)).leaks(value.encode())

@@ -257,3 +257,116 @@ def test_another_local_page_cannot_load_from_the_picker(
         f"{picker.origin}/api/preview/{file_id}/thumb",
     )
     assert foreign is False
+
+
+# -- what an author sees in less usual cases ----------------------------------------------
+
+
+def choose_image(page: Page, folder: str, name: str) -> None:
+    page.get_by_role("button", name=folder, exact=True).click()
+    page.locator(".card", has_text=name).click()
+    expect(page.locator("#image-options")).to_be_visible()
+
+
+def test_an_untouched_multi_line_alt_text_is_left_to_the_service(
+    context: BrowserContext, picker: PickerServer, demo_sandbox: Sandbox
+) -> None:
+    original = demo_sandbox.library.file(102)
+    assert original is not None
+    demo_sandbox.library.update(102, alttext="line one\nline two\ttabbed")
+    try:
+        page, _ = open_picker(context, picker)
+        choose_image(page, "Nature", "Meadow flowers")
+        # One line, with the line break shown as a space rather than dropped.
+        expect(page.locator("#alt")).to_have_value("line one line two tabbed")
+        expect(page.locator("#shortcode")).to_have_value("<% media_image 102 original %>")
+        page.select_option("#format", index=1)  # the first predefined format
+        expect(page.locator("#shortcode")).to_have_value(re.compile(r"^<% media_image 102 \w+ %>$"))
+        # An edit is written as typed.
+        page.fill("#alt", "Flowers  in a meadow")
+        expect(page.locator("#shortcode")).to_have_value(
+            re.compile(r'^<% media_image 102 \w+ alt="Flowers in a meadow" %>$')
+        )
+        # Typed back to what the service says: the override goes again.
+        page.fill("#alt", "line one line two tabbed")
+        expect(page.locator("#shortcode")).to_have_value(re.compile(r"^<% media_image 102 \w+ %>$"))
+    finally:
+        demo_sandbox.library.update(102, alttext=original.alttext)
+
+
+def test_the_output_size_shows_only_for_a_custom_crop(
+    context: BrowserContext, picker: PickerServer
+) -> None:
+    page, _ = open_picker(context, picker)
+    choose_image(page, "Nature", "Meadow flowers")
+    expect(page.locator("#output-size")).to_be_hidden()
+    expect(page.locator("#out-w")).to_be_hidden()
+    page.focus("#format")
+    page.keyboard.press("Tab")
+    expect(page.locator("#alt")).to_be_focused()  # not the hidden width field
+    page.select_option("#format", "custom")
+    expect(page.locator("#out-w")).to_be_visible()
+    expect(page.locator("#out-h")).to_be_visible()
+    page.select_option("#format", "original")
+    expect(page.locator("#output-size")).to_be_hidden()
+    # Nothing that is hidden is drawn: every [hidden] element has no box.
+    drawn = page.evaluate(
+        """() => [...document.querySelectorAll('[hidden]')]
+            .filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.id || e.tagName)"""
+    )
+    assert drawn == []
+
+
+def test_the_page_fits_a_phone_screen(browser: Browser, picker: PickerServer) -> None:
+    ctx = browser.new_context(viewport={"width": 375, "height": 800})
+    ctx.set_default_timeout(10_000)
+    try:
+        page, _ = open_picker(ctx, picker)
+        search = page.locator("#search button")
+        expect(search).to_be_visible()
+        box = search.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 375
+        choose_image(page, "Nature", "Mountain lake at dawn")
+        page.select_option("#format", "custom")
+        expect(page.locator("#out-w")).to_be_visible()
+        page.get_by_role("button", name="Videos", exact=True).click()
+        page.locator(".card", has_text="Welcome to the park").click()
+        expect(page.locator("#video-options")).to_be_visible()
+        widths = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.body.scrollWidth]"
+        )
+        assert widths == [375, 375]
+    finally:
+        ctx.close()
+
+
+def test_a_listing_that_fails_says_so_and_can_be_tried_again(
+    context: BrowserContext, service_config: Config, demo_sandbox: Sandbox
+) -> None:
+    # No retries in the client: the failure reaches the page at once.
+    config = replace(service_config, service=replace(service_config.service, max_retries=0))
+    with running_picker(config, demo_sandbox.credentials) as server:
+        try:
+            demo_sandbox.fail(500, count=1, path_prefix="/1/foldertree")
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
+            page = context.new_page()
+            page.goto(server.url)
+            tree = page.locator(".tree-pane")
+            expect(tree).to_contain_text("Could not load the folders.")
+            expect(page.locator("#status")).to_be_visible()
+            tree.get_by_role("button", name="Try again").click()
+            expect(page.get_by_role("button", name="Nature", exact=True)).to_be_visible()
+            expect(page.locator("#status")).to_be_hidden()
+
+            demo_sandbox.fail(500, count=1, path_prefix="/1/folder/")
+            page.get_by_role("button", name="Nature", exact=True).click()
+            pane = page.locator(".files-pane")
+            expect(pane).to_contain_text("Could not load the files.")
+            expect(pane).not_to_contain_text("Loading")
+            expect(page.locator("#status")).to_be_visible()
+            pane.get_by_role("button", name="Try again").click()
+            expect(page.locator(".card", has_text="Mountain lake at dawn")).to_be_visible()
+            expect(pane.get_by_role("button", name="Try again")).to_have_count(0)
+            expect(page.locator("#files-title")).to_have_text("Nature")
+        finally:
+            demo_sandbox.clear_failures()

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
 
+from mediashortcodes.config import Config, Credentials
 from mediashortcodes.errors import ConfigError
 from mediashortcodes.picker.backend import PickerBackend
+from mediashortcodes.picker.guard import client_secrets
+from mediashortcodes.picker.launch import running_picker
 from mediashortcodes.picker.server import PickerServer
 
-from .fake_service import FakeService
+from .fake_service import FakeService, file_json
 
 
 @pytest.fixture
@@ -20,7 +25,7 @@ def server() -> Iterator[PickerServer]:
     client = FakeService().client()
     backend = PickerBackend(client, embed_renderer=lambda text, file: text)
     try:
-        with PickerServer(backend, secrets_source=client._secrets) as running:
+        with PickerServer(backend, secrets_source=client_secrets(client)) as running:
             yield running
     finally:
         client.close()
@@ -64,7 +69,7 @@ def test_stopping_frees_the_port() -> None:
     client = FakeService().client()
     picker = PickerServer(
         PickerBackend(client, embed_renderer=lambda text, file: text),
-        secrets_source=client._secrets,
+        secrets_source=client_secrets(client),
     ).start()
     port = picker.port
     picker.stop()
@@ -79,8 +84,71 @@ def test_a_busy_port_is_a_config_error_that_says_what_to_do(server: PickerServer
         with pytest.raises(ConfigError, match=r"choose another --port, or 0 for a free one"):
             PickerServer(
                 PickerBackend(client, embed_renderer=lambda text, file: text),
-                secrets_source=client._secrets,
+                secrets_source=client_secrets(client),
                 port=server.port,
             )
     finally:
         client.close()
+
+
+# -- the secret guard, wired as `mediashortcodes pick` wires it ---------------------------
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        # a client id that is in the session cookie's name
+        Credentials("mediashortcodes", "s3cret-client-value", "refresh-token-value"),
+        # a client secret that is a word of the page's text ("Something went wrong")
+        Credentials("picker-client", "wrong", "refresh-token-value"),
+    ],
+    ids=["client-id-in-cookie-name", "short-secret-in-page-text"],
+)
+def test_the_page_works_with_a_plain_client_id_or_a_short_secret(
+    tmp_path: Path, credentials: Credentials
+) -> None:
+    client = FakeService().client(credentials)
+    with (
+        client,
+        running_picker(Config(root=tmp_path), credentials, client=client) as server,
+        httpx.Client() as browser,
+    ):
+        login = browser.get(server.url)
+        assert login.status_code == 303, login.text
+        assert login.headers["set-cookie"].startswith("mediashortcodes_picker_")
+        page = browser.get(f"{server.origin}/")
+        assert page.status_code == 200
+        session = browser.get(f"{server.origin}/api/session")
+        assert session.status_code == 200, session.text
+        assert session.json()["messages"]["error"].startswith("Something went wrong")
+        assert browser.get(f"{server.origin}/api/folders").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "demo-client-secret",
+        "demo-refresh-token",
+        "sbx_" + "A1b2-C3d4_" * 3 + "E5",
+        "s3cret/with+symbols&more",
+    ],
+)
+def test_a_real_secret_is_still_withheld_over_http(tmp_path: Path, secret: str) -> None:
+    service = FakeService()
+    credentials = Credentials("mediashortcodes-demo", "demo-client-secret", "demo-refresh-token")
+    client = service.client(credentials)
+    client._tokens_seen.add(secret)  # as if the service had issued it as an access token
+    service.files[1] = [file_json(10, "Tree", alttext=f"leaked {secret} here")]
+    with (
+        client,
+        running_picker(Config(root=tmp_path), credentials, client=client) as server,
+        httpx.Client(follow_redirects=True) as browser,
+    ):
+        browser.get(server.url)
+        response = browser.get(f"{server.origin}/api/files?folder=1")
+        search = browser.get(f"{server.origin}/api/search?q=tree")
+    for withheld in (response, search):
+        assert withheld.status_code == 500
+        assert "withheld" in withheld.json()["error"]
+        assert secret.encode() not in withheld.content
+        assert quote(secret, safe="").encode() not in withheld.content

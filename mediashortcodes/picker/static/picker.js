@@ -12,6 +12,8 @@
     files: [],
     file: null,       // the chosen file's summary
     crop: null,       // {x1, y1, x2, y2} on the preview as displayed
+    altEdited: false, // an alt text the user has not touched is the service's: none is sent
+    retry: null,      // repeats the listing that failed
     seq: 0,           // ignores answers to superseded shortcode requests
     listing: 0,       // ignores listings that a newer folder click or search replaced
   };
@@ -49,6 +51,12 @@
 
   function clearError() {
     $("status").hidden = true;
+  }
+
+  // What a one-line field can show of a text: line breaks and tabs as single spaces (an
+  // <input> would silently drop the line breaks, gluing the words together).
+  function oneLine(value) {
+    return (value || "").split(/\s+/).filter(Boolean).join(" ");
   }
 
   function applyMessages() {
@@ -121,29 +129,31 @@
   // -- file grid -------------------------------------------------------------------------
 
   async function openFolder(id, name) {
-    clearError();
     state.folder = id;
     for (const button of document.querySelectorAll(".tree .folder")) {
       button.setAttribute("aria-current", String(button.dataset.folder === String(id)));
     }
-    const listing = showLoading(name);
-    try {
-      const files = await api(`/api/files?folder=${encodeURIComponent(id)}`);
-      if (listing === state.listing) showFiles(name, files);
-    } catch (error) {
-      if (listing === state.listing) showError(error);
-    }
+    await list(name, `/api/files?folder=${encodeURIComponent(id)}`, () => openFolder(id, name));
   }
 
   async function search(query) {
-    clearError();
     const heading = text("search_results", { query });
+    await list(heading, `/api/search?q=${encodeURIComponent(query)}`, () => search(query));
+  }
+
+  async function list(heading, path, again) {
+    clearError();
     const listing = showLoading(heading);
     try {
-      const files = await api(`/api/search?q=${encodeURIComponent(query)}`);
+      const files = await api(path);
       if (listing === state.listing) showFiles(heading, files);
     } catch (error) {
-      if (listing === state.listing) showError(error);
+      if (listing !== state.listing) return;
+      showError(error);
+      // The pane must not keep saying "Loading…": say it failed and offer to try again.
+      state.retry = again;
+      $("files-empty").textContent = text("files_failed");
+      $("files-retry").hidden = false;
     }
   }
 
@@ -152,6 +162,7 @@
     $("grid").replaceChildren();
     $("files-empty").textContent = text("loading");
     $("files-empty").hidden = false;
+    $("files-retry").hidden = true;
     return ++state.listing;
   }
 
@@ -204,7 +215,8 @@
     } else {
       $("embed-preview").removeAttribute("src");
       $("format").value = "original";
-      $("alt").value = file.alttext;
+      $("alt").value = oneLine(file.alttext);
+      state.altEdited = false;
       $("preview").src = file.has_preview ? `/api/preview/${file.id}/small` : "";
       onFormatChange();
     }
@@ -421,7 +433,8 @@
       choice.embed = chosenEmbed();
     } else {
       choice.format = $("format").value;
-      choice.alt = $("alt").value;
+      // Untouched, the alt text stays out of the shortcode so the service's own applies.
+      if (state.altEdited) choice.alt = $("alt").value;
       if (isCustom()) {
         choice.crop = cropRequest();
         if (!choice.crop) {
@@ -472,7 +485,9 @@
     $("aspect").addEventListener("change", onAspectChange);
     $("out-w").addEventListener("input", () => { syncOutputHeight("w"); updateShortcode(); });
     $("out-h").addEventListener("input", () => { syncOutputHeight("h"); updateShortcode(); });
-    $("alt").addEventListener("input", updateShortcode);
+    $("alt").addEventListener("input", () => { state.altEdited = true; updateShortcode(); });
+    $("files-retry").addEventListener("click", () => { if (state.retry) state.retry(); });
+    $("tree-retry").addEventListener("click", loadLibrary);
     for (const radio of document.querySelectorAll('input[name="embed"]')) {
       radio.addEventListener("change", () => { showEmbed(); updateShortcode(); });
     }
@@ -485,6 +500,24 @@
     setupCropping();
   }
 
+  // The folders and the formats; on failure the tree says so and offers to try again.
+  async function loadLibrary() {
+    clearError();
+    $("tree-failed").hidden = true;
+    $("tree").replaceChildren(el("li", { class: "hint", text: text("loading") }));
+    try {
+      const [folders, formats] = await Promise.all([api("/api/folders"), api("/api/formats")]);
+      state.formats = formats;
+      fillFormats();
+      renderTree(folders);
+      document.body.dataset.ready = "true";
+    } catch (error) {
+      $("tree").replaceChildren();
+      $("tree-failed").hidden = false;
+      showError(error);
+    }
+  }
+
   async function start() {
     wire();
     try {
@@ -492,14 +525,11 @@
       state.t = session.messages;
       state.defaultEmbed = session.default_embed;
       applyMessages();
-      const [folders, formats] = await Promise.all([api("/api/folders"), api("/api/formats")]);
-      state.formats = formats;
-      fillFormats();
-      renderTree(folders);
-      document.body.dataset.ready = "true";
     } catch (error) {
       showError(error);
+      return;
     }
+    await loadLibrary();
   }
 
   start();
