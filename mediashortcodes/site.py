@@ -43,6 +43,7 @@ from .errors import (
     place,
 )
 from .jinja import MediaShortcodesExtension
+from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markdown import shortcodes_plugin
 from .outputdir import check_output_dir, remove_leftovers, taking_turns
 from .render import Renderer, ResolvedImage
@@ -255,6 +256,7 @@ class SiteBuilder:
         self._warnings: list[str] = []
         self.progress = progress
         self.markdown = _markdown(self.deferred)
+        self.undefined_prints = UndefinedPrints()
         self.env = self._environment()
 
     def _environment(self) -> jinja2.Environment:
@@ -263,8 +265,11 @@ class SiteBuilder:
             autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
             extensions=[MediaShortcodesExtension],
             keep_trailing_newline=True,
+            # Silent where layouts guard optional front matter; printed, a warning (a typo).
+            undefined=PrintedUndefined,
         )
         env.mediashortcodes_renderer = self.deferred  # type: ignore[attr-defined]
+        self.undefined_prints.install(env)
         return env
 
     # -- phase 1: render with markers ------------------------------------------------------
@@ -284,6 +289,7 @@ class SiteBuilder:
             ],
         }
         rendered: list[RenderedPage] = []
+        undefined_prints = self.undefined_prints
         for source in sources:
             self.deferred.begin_page(source.display_path)
             env: dict[str, Any] = {
@@ -306,6 +312,7 @@ class SiteBuilder:
                 "content": Markup(content),
                 "front_matter": source.front_matter,
             }
+            undefined_prints.begin_page(source.display_path, page, site)
             try:
                 template = self.env.get_template(source.template)
                 html = template.render(page=page, site=site)
@@ -319,6 +326,7 @@ class SiteBuilder:
                     self.deferred.problems.append(found)
                 continue
             rendered.append(RenderedPage(source, html, self.deferred.used))  # a new set each page
+        self._warnings += undefined_prints.warnings()
         return rendered
 
     # -- phase 2: resolve -----------------------------------------------------------------
