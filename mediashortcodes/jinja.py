@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import Environment, pass_context
+from jinja2 import Environment, Undefined, pass_context
 from jinja2.ext import Extension
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
@@ -280,11 +280,19 @@ def _render_built(
     context: Context, name: str, file_id: Any, format: Any, options: dict[str, Any]
 ) -> Markup:
     path, line = _caller(context)
+    # An undefined value (a front matter key the page lacks) is "not given", like None: as
+    # text it would be "", and alt="" marks an image as decorative.
+    file_id, format = _given(file_id), _given(format)
+    options = {key: _given(value) for key, value in options.items()}
     shortcode, problems = build(name, file_id, format, options, Location(path, line, 0))
     renderer = renderer_for(context)
     if shortcode is not None:
         return Markup(renderer.render(shortcode))
     return Markup("".join(renderer.problem(p) for p in problems))
+
+
+def _given(value: Any) -> Any:
+    return None if isinstance(value, Undefined) else value
 
 
 def _caller(context: Context) -> tuple[str, int]:

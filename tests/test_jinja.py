@@ -182,6 +182,15 @@ def test_media_image_builds_a_shortcode_at_the_calling_line():
     assert sc.source == '<% media_image 55 thumb alt="" %>'
 
 
+def test_an_option_the_page_lacks_is_not_given_rather_than_empty():
+    # alt="" would mark the image as decorative: a missing hero_alt must leave the service's.
+    _, renderer = render(
+        "{{ media_image(page.hero_id, page.format, alt=page.hero_alt) }}", page={"hero_id": 55}
+    )
+    (sc,) = renderer.rendered
+    assert (sc.format, sc.options, sc.source) == (None, (), "<% media_image 55 %>")
+
+
 def test_media_image_takes_a_crop_as_numbers():
     _, renderer = render("{{ media_image(5, w=400, h=300, x1=0, x2=800, y1=0, y2=600) }}")
     (sc,) = renderer.rendered
