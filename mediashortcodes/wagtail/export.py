@@ -5,13 +5,21 @@ through Django's full request handling with a renderer that records each shortco
 leaves a marker; resolve all of them at once, concurrently, through the disk cache; stop
 with every problem listed if any remains, before a page is written; then copy the images
 into ``BUILD_DIR/<media_dir>/``, write the pages with the markers replaced, and write
-``BUILD_DIR/media-usage.json``.
+``BUILD_DIR/media-usage.json``. Problems are listed like the builder's: malformed shortcodes
+together with what the service says about the valid ones, each place and message once with
+the pages it is on.
+
+``manage.py build`` (this app's command, see ``management/commands/build.py``) runs the
+views with ``BUILD_DIR`` pointing at a staging folder that replaces the old export only
+when everything succeeded; django-bakery's own command empties ``BUILD_DIR`` first, and the
+message of a failed export says so.
 """
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,17 +35,28 @@ from django.test.client import RequestFactory
 from django.utils.html import escape
 from wagtail.models import Page, Site
 
-from ..cli import exit_code_for
-from ..errors import ContentError, MediaShortcodesError, Problem
+from ..cli import exit_code_for, message_for
+from ..errors import ContentError, MediaShortcodesError
 from ..live import LiveRenderer
-from ..resolver import Failure, ImageOutcome
+from ..resolver import Failure, ImageOutcome, Resolution
 from ..shortcodes import Shortcode
 from ..site import OUTAGES, DeferredRenderer, with_markers_replaced
+from ..template_problems import pages_named
 from ..usage import MANIFEST_NAME, Manifest
 from .rendering import rendering_with
 from .settings import IntegrationSettings, read_settings
 
-__all__ = ["BakeryPagesView"]
+__all__ = ["STAGED", "BakeryPagesView"]
+
+#: True while this app's ``build`` command runs the views into a staging folder: a failed
+#: export then leaves the previous one whole. Otherwise django-bakery has emptied BUILD_DIR.
+STAGED: ContextVar[bool] = ContextVar("mediashortcodes_export_staged", default=False)
+_EMPTIED = (
+    "django-bakery emptied BUILD_DIR before the export began, so the previous export is gone "
+    "(unless --keep-build-dir was given); to keep it whole when an export fails, run this "
+    "app's build command: list 'mediashortcodes.wagtail' before 'bakery' in INSTALLED_APPS "
+    "and keep BAKERY_FILESYSTEM on the local disk"
+)
 
 _REDIRECT = (
     '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
@@ -71,7 +90,9 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         try:
             self._bake(read_settings())
         except MediaShortcodesError as exc:
-            raise CommandError(str(exc), returncode=exit_code_for(exc)) from None
+            raise CommandError(_truthful(message_for(exc)), returncode=exit_code_for(exc)) from None
+        except CommandError as exc:
+            raise CommandError(_truthful(str(exc)), returncode=exc.returncode) from None
 
     # -- the steps --------------------------------------------------------------------------
 
@@ -81,7 +102,7 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         build_dir = Path(str(django_settings.BUILD_DIR))
         publication = settings.export_publication(build_dir)
         with LiveRenderer(settings.config, publication, on_missing="fail") as live:
-            html = self._resolve_all(live, deferred, rendered)
+            html = self._resolve_all(live, deferred)
             element_ids = {
                 i: element
                 for i, sc in enumerate(deferred.shortcodes)
@@ -106,47 +127,73 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         )
         self.write_file(self.get_output_path(MANIFEST_NAME), manifest.to_json().encode())
 
-    def _resolve_all(
-        self, live: LiveRenderer, deferred: DeferredRenderer, rendered: list[_Rendered]
-    ) -> list[str]:
+    def _resolve_all(self, live: LiveRenderer, deferred: DeferredRenderer) -> list[str]:
         """Every recorded shortcode's HTML, in recording order; its images copied to the
-        build. Raises with every problem, each with the pages it is on."""
-        resolution = live.resolve(deferred.shortcodes)
-        failures = [(sc, o) for sc, o in resolution.outcomes.items() if isinstance(o, Failure)]
-        for _sc, failure in failures:
-            if isinstance(failure.cause, OUTAGES):
-                raise failure.cause
-        if failures:
-            index = {sc: i for i, sc in enumerate(deferred.shortcodes)}
-            raise ContentError(
-                [
-                    _on_pages(Problem(*_where(sc), f.message), rendered, index[sc])
-                    for sc, f in failures
-                ]
-            )
-        html = [live.html(sc, resolution.outcomes.get(sc)) for sc in deferred.shortcodes]
-        images = {o.name: o for o in resolution.outcomes.values() if isinstance(o, ImageOutcome)}
+        build. Raises with every problem: the malformed shortcodes found while rendering and
+        what the service says about the valid ones, each place once with the pages it is on.
+        """
+        found = deferred.found_problems()
+        try:
+            resolution = live.resolve(deferred.shortcodes)
+            html, failed = self._html(live, deferred, resolution)
+        except MediaShortcodesError as exc:
+            # The outage or the missing setting decides the exit code, but what the pages got
+            # wrong is known already: shown now rather than after the outage is fixed.
+            if found and not isinstance(exc, ContentError):
+                exc.content_problems = tuple(sorted(set(pages_named(found))))
+            raise
+        problems = found + deferred.placed(failed)
+        if problems:
+            raise ContentError(pages_named(problems))
+        images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
         media_dir = live.config.site.media_dir.strip("/")
         for name, outcome in sorted(images.items()):
             self._copy(live.cache.blob_path(outcome.stored), join_path(media_dir, name))
         return html
+
+    @staticmethod
+    def _html(
+        live: LiveRenderer, deferred: DeferredRenderer, resolution: Resolution
+    ) -> tuple[list[str], list[tuple[Shortcode, str]]]:
+        """Each place's HTML, in recording order, and the places that failed, with why.
+
+        Every place is looked at, not each distinct shortcode: equal shortcodes (the same
+        rich text on two pages) are different places, and each names its own pages.
+        """
+        outcomes = resolution.outcomes
+        for outcome in outcomes.values():
+            if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
+                raise outcome.cause
+        html: list[str] = []
+        failed: list[tuple[Shortcode, str]] = []
+        for sc in deferred.shortcodes:
+            outcome = outcomes.get(sc)
+            if isinstance(outcome, Failure):
+                failed.append((sc, outcome.message))
+                html.append("")
+                continue
+            try:
+                html.append(live.html(sc, outcome))
+            except ContentError as exc:  # e.g. an option its template cannot render
+                failed += [(sc, problem.message) for problem in exc.problems]
+                html.append("")
+        return html, failed
 
     def _render_all(self, deferred: DeferredRenderer) -> list[_Rendered]:
         handler = BaseHandler()
         handler.load_middleware()
         rendered: list[_Rendered] = []
         errors: list[str] = []
-        problems: list[Problem] = []
         for page in self.get_queryset():
             parts = page.get_url_parts()
             if parts is None:  # not routable: the tree's root, or a page outside every site
                 continue
             _site_id, root_url, path = parts
-            deferred.begin_page()
-            seen = len(deferred.problems)
+            # Named: a problem's place is in a template or the page's rich text, never the
+            # page's path, so each is kept with the pages it is on (DeferredRenderer.on_pages).
+            deferred.begin_page(path)
             with rendering_with(deferred):
                 response = handler.get_response(self._request(root_url, path))
-            problems += [_with_page(p, [path]) for p in deferred.problems[seen:]]
             content = self._content(page, path, response, errors)
             if content is not None:
                 charset = getattr(response, "charset", None) or "utf-8"
@@ -156,8 +203,6 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
             raise CommandError(
                 "the export stopped; nothing was written:\n" + "\n".join(errors), returncode=1
             )
-        if problems:
-            raise ContentError(problems)
         return rendered
 
     def _request(self, root_url: str, path: str) -> Any:
@@ -223,16 +268,8 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         return next((page.root_url for page in rendered), "")
 
 
-def _where(shortcode: Shortcode) -> tuple[str, int, int]:
-    loc = shortcode.location
-    return loc.path, loc.line, loc.col
-
-
-def _with_page(problem: Problem, paths: list[str]) -> Problem:
-    """The problem with the pages it is on: rich text is located only within its HTML."""
-    where = ", ".join(paths)
-    return Problem(problem.path, problem.line, problem.col, f"{problem.message} (page {where})")
-
-
-def _on_pages(problem: Problem, rendered: Iterable[_Rendered], index: int) -> Problem:
-    return _with_page(problem, [page.path for page in rendered if index in page.used])
+def _truthful(message: str) -> str:
+    """The message of a failed export, true about what BUILD_DIR holds now."""
+    if STAGED.get():
+        return message  # the build command says what is left
+    return message.replace("; nothing was written", "") + "\n" + _EMPTIED

@@ -110,7 +110,8 @@ def test_a_missing_file_fails_the_export_before_any_page_is_written(
     assert raised.value.returncode == 1
     assert "file 999999" in str(raised.value)
     assert re.search(
-        r"<html in \S+article_page\.html>:1:4: file 999999: .* \(page /gone/\)", str(raised.value)
+        r"<html in \S+article_page\.html>:1:4: file 999999: .* \(rendering /gone/\)",
+        str(raised.value),
     )
     assert not list(build_dir.rglob("index.html"))
     assert not (build_dir / "media-usage.json").exists()
@@ -139,7 +140,7 @@ def test_a_malformed_shortcode_fails_the_export(
             title="Typo", slug="typo", body="<p>&lt;% media_image 101 colour=red %&gt;</p>"
         )
     )
-    with pytest.raises(CommandError, match=r"colour.* \(page /typo/\)"):
+    with pytest.raises(CommandError, match=r"colour.* \(rendering /typo/\)"):
         build()
 
 
@@ -211,3 +212,173 @@ def test_report_without_an_export_says_to_build_first(build_dir: Path, public: A
     with pytest.raises(CommandError, match=r"run `python manage\.py build` first") as raised:
         report()
     assert raised.value.returncode == 2
+
+
+# -- what `python manage.py build` shows when the export fails ------------------------------
+
+
+def manage_build(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+    """``python manage.py build`` as a shell runs it: its exit code and what it printed."""
+    from django.core.management import ManagementUtility
+
+    # run_from_argv closes the connections at the end: the test's transaction needs its own.
+    monkeypatch.setattr("django.db.connections.close_all", lambda: None)
+    capsys.readouterr()
+    try:
+        ManagementUtility(["manage.py", "build", "--verbosity=0"]).execute()
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def add_article(pages: dict[str, Any], slug: str, body: str) -> None:
+    pages["home"].add_child(instance=ArticlePage(title=slug.title(), slug=slug, body=body))
+
+
+def test_a_failed_export_leaves_the_previous_export_whole(
+    pages: dict[str, Any],
+    build_dir: Path,
+    public: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert manage_build(monkeypatch, capsys)[0] == 0
+    before = snapshot(build_dir)
+    assert "harbour/index.html" in before and "media-usage.json" in before
+    add_article(pages, "broken", "<p>&lt;% media_image 88888 %&gt;</p>")
+    code, output = manage_build(monkeypatch, capsys)
+    assert code == 1
+    assert "file 88888" in output
+    assert f"{build_dir} still holds the previous export, untouched" in output
+    assert snapshot(build_dir) == before
+    assert sorted(p.name for p in build_dir.parent.iterdir()) == ["build"]  # no staging left
+
+
+def test_a_failed_first_export_says_nothing_was_written(
+    pages: dict[str, Any],
+    build_dir: Path,
+    public: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    add_article(pages, "broken", "<p>&lt;% media_image 88888 %&gt;</p>")
+    code, output = manage_build(monkeypatch, capsys)
+    assert code == 1
+    assert f"nothing was written to {build_dir}" in output
+    assert snapshot(build_dir) == {}
+
+
+def test_a_successful_export_replaces_the_previous_one(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    (build_dir / "stale.html").write_text("from an older export")
+    ArticlePage.objects.get(slug="harbour").unpublish()
+    build()
+    assert not (build_dir / "stale.html").exists()
+    assert not (build_dir / "harbour").exists()
+    assert (build_dir / "city" / "index.html").is_file()
+    assert sorted(p.name for p in build_dir.parent.iterdir()) == ["build"]
+
+
+def test_keep_build_dir_builds_on_top_of_the_previous_export(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    build()
+    (build_dir / "extra.html").write_text("kept")
+    call_command("build", "--keep-build-dir", verbosity=0)
+    assert (build_dir / "extra.html").read_text() == "kept"
+    assert (build_dir / "city" / "index.html").is_file()
+
+
+def test_django_bakerys_own_build_says_the_previous_export_is_gone(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    # INSTALLED_APPS with "bakery" before "mediashortcodes.wagtail" runs django-bakery's own
+    # command, which empties BUILD_DIR first: the message must not claim the export is kept.
+    from bakery.management.commands.build import Command as BakeryBuild
+
+    build()
+    add_article(pages, "broken", "<p>&lt;% media_image 88888 %&gt;</p>")
+    with pytest.raises(CommandError) as raised:
+        call_command(BakeryBuild(), verbosity=0)
+    assert raised.value.returncode == 1
+    assert "django-bakery emptied BUILD_DIR before the export" in str(raised.value)
+    assert "nothing was written" not in str(raised.value)
+    assert not (build_dir / "media-usage.json").exists()
+
+
+def test_a_problem_on_several_pages_is_listed_once_naming_each_page(
+    pages: dict[str, Any],
+    build_dir: Path,
+    public: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for slug in ("dup1", "dup2"):
+        add_article(pages, slug, "<p>&lt;% media_image 88888 %&gt;</p>")
+    code, output = manage_build(monkeypatch, capsys)
+    assert code == 1
+    lines = [line for line in output.splitlines() if "file 88888" in line]
+    assert len(lines) == 1, output
+    assert re.search(
+        r"article_page\.html>:1:4: file 88888: .* \(rendering /dup1/, /dup2/\)$", lines[0]
+    )
+
+
+def test_a_problem_on_many_pages_names_three_and_counts_the_rest(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    for slug in ("dup1", "dup2", "dup3", "dup4", "dup5"):
+        add_article(pages, slug, "<p>&lt;% media_image 101 colour=red %&gt;</p>")
+    with pytest.raises(CommandError) as raised:
+        build()
+    (line,) = [line for line in str(raised.value).splitlines() if "colour" in line]
+    assert line.endswith("(rendering /dup1/, /dup2/, /dup3/ and 2 more pages)")
+
+
+def test_one_run_lists_the_syntax_problems_and_the_missing_files(
+    pages: dict[str, Any],
+    build_dir: Path,
+    public: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    add_article(pages, "typo", "<p>&lt;% media_image 101 colour=red %&gt;</p>")
+    add_article(pages, "gone", "<p>&lt;% media_image 88888 %&gt;</p>")
+    code, output = manage_build(monkeypatch, capsys)
+    assert code == 1
+    assert "2 problem(s) found" in output
+    assert re.search(r"colour.* \(rendering /typo/\)", output)
+    assert re.search(r"file 88888: .* \(rendering /gone/\)", output)
+
+
+def test_an_outage_still_lists_the_syntax_problems_found(
+    pages: dict[str, Any], build_dir: Path, sandbox: Any, tmp_path: Path
+) -> None:
+    add_article(pages, "typo", "<p>&lt;% media_image 101 colour=red %&gt;</p>")
+    cold = service_settings(sandbox, tmp_path / "state.json", cache=tmp_path / "cold-cache")
+    sandbox.fail(503)
+    with override_settings(MEDIASHORTCODES=cold), pytest.raises(CommandError) as raised:
+        build()
+    assert raised.value.returncode == 3
+    assert "problem(s) found in the content before the build stopped" in str(raised.value)
+    assert re.search(r"colour.* \(rendering /typo/\)", str(raised.value))
+
+
+def test_the_staging_folder_of_a_killed_export_is_removed(
+    pages: dict[str, Any], build_dir: Path, public: Any
+) -> None:
+    leftover = build_dir.parent / ".build.staging-2147483646"  # no such process
+    (leftover / "harbour").mkdir(parents=True)
+    build()
+    assert not leftover.exists()
+    assert (build_dir / "harbour" / "index.html").is_file()
