@@ -7,6 +7,11 @@ does not, so each shortcode is resolved when the template reaches it, through th
 Resolution runs on one event loop in a thread this renderer owns. Callers stay
 synchronous, a caller inside a running loop (an async view) is not disturbed, and the
 service client, with its access token, lives from one request to the next.
+
+A service that is down must not hold every view for a retry sequence per shortcode: after
+an outage the renderer leaves the service alone for a cool-down (``outage.py``), for the
+rest of the page and for the pages after it, and answers from the cache's copies, older
+ones included, or with placeholders.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from markupsafe import Markup
 
@@ -26,6 +32,7 @@ from .assets import publish
 from .cache import MediaCache, namespace_for
 from .config import Config
 from .errors import ConfigError, ContentError, Problem, ServiceError, place
+from .outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, OutageCooldownError
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -101,6 +108,10 @@ class LiveRenderer:
     ``on_missing="placeholder"`` (previews, runserver) turns a file that cannot be shown,
     or a service that does not answer, into a visible placeholder and a logged warning;
     ``"fail"`` (static export) raises instead. Bad configuration raises in both modes.
+
+    After an outage (unreachable, 5xx or 429 after retries, refused credentials) the service
+    is not asked again for ``outage_cooldown`` seconds of ``clock``; then the next render
+    asks again, while concurrent ones keep the cool-down until it has the answer.
     """
 
     def __init__(
@@ -112,6 +123,8 @@ class LiveRenderer:
         renderer: Renderer | None = None,
         cache: MediaCache | None = None,
         connector: Connector | None = None,
+        outage_cooldown: float = DEFAULT_COOLDOWN,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if on_missing not in ON_MISSING:
             raise ConfigError(f"on_missing must be placeholder or fail, got {on_missing!r}")
@@ -131,6 +144,7 @@ class LiveRenderer:
         self._connect: Connect | None = None
         self._connect_lock: asyncio.Lock | None = None
         self._warned: set[str] = set()
+        self._breaker = OutageBreaker(outage_cooldown, clock)  # close() keeps it
 
     # -- the ShortcodeRenderer protocol -----------------------------------------------------
 
@@ -219,9 +233,43 @@ class LiveRenderer:
             return self._loop
 
     async def _resolve(self, codes: list[Shortcode]) -> Resolution:
-        resolver = Resolver(
-            self.config, self.cache, self._lazy_connect, jobs=self.config.build.jobs
-        )
+        owner = object()  # this resolution, for the breaker
+
+        async def connect() -> AsyncClient:
+            if (error := self._breaker.blocked(owner)) is not None:
+                raise error
+            client = await self._lazy_connect()
+            return cast("AsyncClient", GuardedClient(client, self._breaker, owner))
+
+        try:
+            return await self._resolve_with(codes, connect)
+        except OUTAGES as exc:
+            if self.on_missing == "fail" or isinstance(exc, OutageCooldownError):
+                raise
+            return await self._from_cache(codes, exc)
+        finally:
+            self._breaker.release(owner)
+
+    async def _from_cache(self, codes: list[Shortcode], outage: ServiceError) -> Resolution:
+        """Resolve again without asking the service; ``outage`` if even that fails.
+
+        The catalog falls back to older cached metadata itself when the service cannot be
+        reached, but not when it refuses the credentials: a live page would rather show
+        those copies than placeholders.
+        """
+
+        async def cache_only() -> AsyncClient:
+            raise OutageCooldownError(outage)
+
+        try:
+            return await self._resolve_with(codes, cache_only)
+        except OUTAGES:
+            raise outage from None
+
+    async def _resolve_with(
+        self, codes: list[Shortcode], connect: Callable[[], Awaitable[AsyncClient]]
+    ) -> Resolution:
+        resolver = Resolver(self.config, self.cache, connect, jobs=self.config.build.jobs)
         try:
             return await resolver.resolve(codes)
         finally:

@@ -155,3 +155,14 @@ def _rollback(request: pytest.FixtureRequest) -> Iterator[None]:
     with transaction.atomic():
         yield
         transaction.set_rollback(True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_live_renderer() -> Iterator[None]:
+    """Each test starts without the previous one's live renderer: an outage cool-down that
+    a test caused must not turn the next test's service calls into placeholders."""
+    from mediashortcodes.wagtail import rendering
+
+    rendering.reset()
+    yield
+    rendering.reset()
