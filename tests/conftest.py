@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import pytest
 
+from mediashortcodes.api import AsyncClient
 from mediashortcodes.config import Credentials
 
 API = "https://api.example.com"
@@ -110,6 +112,30 @@ class FakeService:
 
     def async_transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.async_handler)
+
+    def connector(self, credentials: Credentials = CREDENTIALS) -> Callable[[], Any]:
+        """A live renderer's ``connector``: each use opens an async client over this fake
+        (no retries), closed when the use ends."""
+
+        @asynccontextmanager
+        async def connector() -> AsyncIterator[Callable[[], Awaitable[AsyncClient]]]:
+            client = AsyncClient(
+                API,
+                credentials,
+                transport=self.async_transport(),
+                download_url=DOWNLOADS,
+                max_retries=0,
+            )
+
+            async def connect() -> AsyncClient:
+                return client
+
+            try:
+                yield connect
+            finally:
+                await client.aclose()
+
+        return connector
 
     def _api(self, request: httpx.Request) -> httpx.Response:
         path, q = request.url.path, request.url.params

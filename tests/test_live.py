@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import API, CREDENTIALS, DOWNLOADS, FakeService
+from conftest import API, CREDENTIALS, FakeService
 
-from mediashortcodes.api import AsyncClient
 from mediashortcodes.config import Config, Credentials, from_mapping
 from mediashortcodes.errors import (
     ConfigError,
@@ -59,23 +57,7 @@ def make(fake: FakeService, jpeg: bytes, config: Config, tmp_path: Path) -> Iter
     made: list[LiveRenderer] = []
 
     def factory(credentials: Credentials = CREDENTIALS, **kwargs: Any) -> LiveRenderer:
-        @asynccontextmanager
-        async def connector() -> AsyncIterator[Any]:
-            client = AsyncClient(
-                API,
-                credentials,
-                transport=fake.async_transport(),
-                download_url=DOWNLOADS,
-                max_retries=0,
-            )
-
-            async def connect() -> AsyncClient:
-                return client
-
-            try:
-                yield connect
-            finally:
-                await client.aclose()
+        connector = fake.connector(credentials)
 
         publication = Publication.under(tmp_path / "media_root", "/media/", "media")
         renderer = LiveRenderer(config, publication, connector=connector, **kwargs)

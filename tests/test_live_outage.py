@@ -10,16 +10,14 @@ import io
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import API, CREDENTIALS, DOWNLOADS, FakeService
+from conftest import API, CREDENTIALS, FakeService
 
-from mediashortcodes.api import AsyncClient
 from mediashortcodes.cache import MediaCache, namespace_for
 from mediashortcodes.config import Config, Credentials, from_mapping
 from mediashortcodes.errors import (
@@ -101,23 +99,7 @@ def make(
     def factory(
         credentials: Credentials = CREDENTIALS, *, stale: bool = False, **kwargs: Any
     ) -> LiveRenderer:
-        @asynccontextmanager
-        async def connector() -> AsyncIterator[Any]:
-            client = AsyncClient(
-                API,
-                credentials,
-                transport=fake.async_transport(),
-                download_url=DOWNLOADS,
-                max_retries=0,
-            )
-
-            async def connect() -> AsyncClient:
-                return client
-
-            try:
-                yield connect
-            finally:
-                await client.aclose()
+        connector = fake.connector(credentials)
 
         if stale:
             later = time.time() + 10 * config.cache.metadata_ttl
