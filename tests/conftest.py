@@ -51,6 +51,19 @@ FORMATS = [{"id": 7, "name": "Thumb", "width": 150, "height": 150}, {"id": 8, "n
 IMAGE = b"\xff\xd8\xff\xe0" + b"jpeg-bytes" * 10
 
 
+class FakeClock:
+    """Unix seconds that move only when a test says so."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 @dataclass
 class FakeService:
     """A stand-in for the Media Asset Service and its download host.

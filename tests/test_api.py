@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from conftest import API, CREDENTIALS, DOWNLOADS, IMAGE, FakeService
+from conftest import API, CREDENTIALS, DOWNLOADS, IMAGE, FakeClock, FakeService
 
 from mediashortcodes import __version__
 from mediashortcodes.api import AsyncClient, Client, client_from_config, sync_client_from_config
@@ -28,14 +28,6 @@ from mediashortcodes.errors import (
 from mediashortcodes.records import Crop, Usage, WebPage
 
 SECRETS = (CREDENTIALS.client_id, CREDENTIALS.client_secret, CREDENTIALS.refresh_token)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def sync_client(fake: FakeService, **kwargs) -> tuple[Client, list[float]]:
@@ -192,7 +184,7 @@ def test_one_access_token_is_reused_for_many_calls(fake):
 
 
 def test_a_new_token_is_fetched_shortly_before_the_old_one_expires(fake):
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     client, _ = sync_client(fake, clock=clock, token_margin=60)
     client.formats()
     clock.now += 7200 - 61
@@ -206,7 +198,7 @@ def test_a_new_token_is_fetched_shortly_before_the_old_one_expires(fake):
 
 def test_a_short_lived_token_is_renewed_halfway_instead_of_on_every_call(fake):
     fake.expires_in = 30
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     client, _ = sync_client(fake, clock=clock, token_margin=60)
     client.formats()
     clock.now += 14
@@ -375,7 +367,7 @@ def test_a_resolver_that_is_down_is_asked_again(fake):
 
 
 def test_the_total_time_budget_bounds_the_retries(fake):
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     fake.inject("/1/format", httpx.Response(503, headers={"Retry-After": "20"}), count=10)
 
     def sleep(seconds: float) -> None:

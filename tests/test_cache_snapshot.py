@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+from conftest import FakeClock
 
 from mediashortcodes.cache import MediaCache
 from mediashortcodes.errors import ConfigError
@@ -16,21 +17,13 @@ DATA = b"\x89PNG not really, but bytes"
 SITE = "/sites/blog"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(1_000_000.0)
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def open_cache(tmp_path: Path, clock: Clock):  # type: ignore[no-untyped-def]
+def open_cache(tmp_path: Path, clock: FakeClock):  # type: ignore[no-untyped-def]
     """Open the same cache again, as the next build (another process) does."""
     opened: list[MediaCache] = []
 

@@ -7,23 +7,11 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import FakeClock
 
 from mediashortcodes.sandbox import Sandbox
 
 pytest.importorskip("PIL", reason="the sandbox needs the [sandbox] extra (Pillow)")
-
-
-class FakeClock:
-    """Unix seconds that move only when a test says so."""
-
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

@@ -6,30 +6,27 @@ is measured in benchmarks). Cool-downs run on an injected clock.
 
 from __future__ import annotations
 
-import io
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import API, CREDENTIALS, FakeService
+from conftest import API, CREDENTIALS, FakeClock, FakeService
 
 from mediashortcodes.cache import MediaCache, namespace_for
-from mediashortcodes.config import Config, Credentials, from_mapping
+from mediashortcodes.config import Config, Credentials
 from mediashortcodes.errors import (
     AuthenticationError,
     ServerError,
     ServiceUnreachableError,
 )
-from mediashortcodes.live import LiveRenderer, Publication
+from mediashortcodes.live import LiveRenderer
 from mediashortcodes.outage import OutageBreaker
-from mediashortcodes.shortcodes import Shortcode, parse
 
-PLAYER = "https://player.example.com"
+from .conftest import Make, shortcode
+
 # A page of nine shortcodes: cached ones first (once warmed), then files never seen.
 PAGE = [
     "<% media_image 10 %>",
@@ -47,76 +44,28 @@ MISSING = 'class="mediashortcodes-missing"'
 REFUSED = httpx.ConnectError("connection refused")
 
 
-def shortcode(text: str) -> Shortcode:
-    result = parse(text, "page.html")
-    assert not result.problems, result.problems
-    (found,) = result.shortcodes
-    return found
-
-
-class Clock:
-    """A monotonic clock that moves only when told to."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(1000.0)
 
 
 @pytest.fixture
-def jpeg() -> bytes:
-    image = pytest.importorskip("PIL.Image")
-    out = io.BytesIO()
-    image.new("RGB", (4, 3), (200, 30, 30)).save(out, "JPEG")
-    return out.getvalue()
-
-
-@pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
-    monkeypatch.delenv("MEDIASHORTCODES_CACHE_DIR", raising=False)
-    service = {"base_url": API, "player_url": PLAYER, "static_url": PLAYER, "max_retries": 0}
-    return from_mapping({"service": service, "cache": {"dir": "cache"}}, tmp_path)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-Make = Callable[..., LiveRenderer]
-
-
-@pytest.fixture
-def make(
-    fake: FakeService, jpeg: bytes, config: Config, tmp_path: Path, clock: Clock
-) -> Iterator[Make]:
-    """Renderers over the fake, on the test's clock; ``stale=True`` reads the disk cache as
-    if every metadata entry were past its TTL."""
-    fake.download_body = jpeg
-    made: list[LiveRenderer] = []
+def make(make: Make, config: Config, clock: FakeClock) -> Make:
+    """Renderers on the test's clock; ``stale=True`` reads the disk cache as if every metadata
+    entry were past its TTL."""
 
     def factory(
         credentials: Credentials = CREDENTIALS, *, stale: bool = False, **kwargs: Any
     ) -> LiveRenderer:
-        connector = fake.connector(credentials)
-
         if stale:
             later = time.time() + 10 * config.cache.metadata_ttl
             kwargs["cache"] = MediaCache(
                 config.cache_dir, namespace_for(API, False), ttl=60, clock=lambda: later
             )
-        publication = Publication.under(tmp_path / "media_root", "/media/", "media")
         kwargs.setdefault("clock", clock)
-        renderer = LiveRenderer(config, publication, connector=connector, **kwargs)
-        made.append(renderer)
-        return renderer
+        return make(credentials, **kwargs)
 
-    try:
-        yield factory
-    finally:
-        for renderer in made:
-            renderer.close()
+    return factory
 
 
 def render_page(live: LiveRenderer) -> list[str]:
@@ -197,7 +146,7 @@ def test_an_outage_during_downloads_stops_the_rest_of_the_page(
 
 
 def test_after_an_outage_the_next_pages_ask_nothing_until_the_cooldown_ends(
-    make: Make, fake: FakeService, clock: Clock
+    make: Make, fake: FakeService, clock: FakeClock
 ) -> None:
     live = make(outage_cooldown=30)
     fake.inject("/1/", REFUSED, count=1)  # one failure, then the service is back
@@ -213,7 +162,7 @@ def test_after_an_outage_the_next_pages_ask_nothing_until_the_cooldown_ends(
 
 
 def test_a_failed_retry_after_the_cooldown_starts_a_new_cooldown(
-    make: Make, fake: FakeService, clock: Clock
+    make: Make, fake: FakeService, clock: FakeClock
 ) -> None:
     live = make(outage_cooldown=30)
     fake.inject("/1/", REFUSED, count=100)
@@ -261,7 +210,7 @@ def test_concurrent_views_during_an_outage_send_nothing(make: Make, fake: FakeSe
 
 
 def test_after_the_cooldown_one_caller_probes_and_the_others_keep_waiting() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     breaker = OutageBreaker(30, clock)
     first, second = object(), object()
     assert breaker.blocked(first) is None  # closed: everyone asks
@@ -278,7 +227,7 @@ def test_after_the_cooldown_one_caller_probes_and_the_others_keep_waiting() -> N
 
 
 def test_the_cooldown_message_keeps_the_cause_and_its_kind() -> None:
-    breaker = OutageBreaker(30, Clock())
+    breaker = OutageBreaker(30, FakeClock(1000.0))
     breaker.failed(AuthenticationError("the service refused the credentials", status=401))
     blocked = breaker.blocked(object())
     assert blocked is not None
