@@ -119,14 +119,17 @@ def cache() -> None:
     """Inspect or clear the disk cache."""
 
 
-def _cache_for(site: str) -> MediaCache:
+def _cache_for(site: str) -> tuple[MediaCache, str]:
+    """The cache of the site's service, and that service as a person would name it."""
     config = config_mod.load(site)
     config_mod.require_service_urls(config)  # the cache is the service's: no URL, no cache
-    return MediaCache(
+    service = config.service
+    cache = MediaCache(
         config.cache_dir,
-        namespace_for(config.service.base_url, config.service.sandbox),
+        namespace_for(service.base_url, service.sandbox),
         ttl=config.cache.metadata_ttl,
     )
+    return cache, "the built-in sandbox" if service.sandbox else service.base_url.rstrip("/")
 
 
 @cache.command("info")
@@ -134,11 +137,12 @@ def _cache_for(site: str) -> MediaCache:
 @handle_errors
 def cache_info(site: str) -> None:
     """Show where the cache is and what it holds."""
-    media_cache = _cache_for(site)
+    media_cache, service = _cache_for(site)
     try:
         info = media_cache.info()
     finally:
         media_cache.close()
+    click.echo(f"service: {service}")  # the folder is named by a hash of it
     for key, value in info.items():
         click.echo(f"{key.replace('_', ' ')}: {value}")
 
@@ -148,6 +152,6 @@ def cache_info(site: str) -> None:
 @handle_errors
 def cache_clear(site: str) -> None:
     """Remove everything this site's service has in the cache."""
-    media_cache = _cache_for(site)
+    media_cache, _service = _cache_for(site)
     media_cache.clear()
     click.echo(f"cleared {media_cache.dir}")

@@ -104,6 +104,7 @@ def test_cache_info_and_clear(make_site, env: Path) -> None:
     run("build", str(site))
     code, out = run("cache", "info", str(site))
     assert code == 0 and "blobs: " in out and str(env) in out
+    assert out.splitlines()[0].startswith("service: http://127.0.0.1:")  # which service's
     code, out = run("cache", "clear", str(site))
     assert code == 0
     assert not any(p.is_file() for p in env.rglob("*.jpg"))
