@@ -278,6 +278,8 @@ def _collect(state: StateCore) -> None:
                 if child.type == "image" and child.children:
                     _as_text(child.children)
                 if child.type != TOKEN:
+                    if child.type in ("link_open", "image"):
+                        _check_destination(child, token.content, path, locate, warnings)
                     continue
                 found = _parse_token(child, path, locate)
                 child.meta["found"] = found
@@ -343,6 +345,30 @@ def _as_text(tokens: list[Token]) -> None:
             token.type = "text"
         elif token.children:
             _as_text(token.children)
+
+
+# A shortcode written as a link's or image's destination, `[x](<% media_image 1 %>)`, as
+# markdown-it percent-encodes it: "<" opens the destination, the rest is escaped.
+_SHORTCODE_DESTINATION = re.compile(r"%25(?:%20)*media_(?:image|video)\b")
+
+
+def _check_destination(
+    child: Token, content: str, path: str, locate: _Locator, warnings: list[Problem]
+) -> None:
+    """Warn about a shortcode used as a destination: it would be published as a broken URL."""
+    target = child.attrs.get("href" if child.type == "link_open" else "src")
+    if not isinstance(target, str) or not _SHORTCODE_DESTINATION.match(target):
+        return
+    line, col = locate(max(content.find("<%"), 0))
+    warnings.append(
+        Problem(
+            path,
+            line,
+            col,
+            "a shortcode cannot be a link's or an image's destination (it becomes a broken "
+            "URL); write the shortcode on its own, or link to a page that shows the file",
+        )
+    )
 
 
 def _block_kind(found: Found | None) -> str | None:

@@ -444,3 +444,20 @@ def test_invalid_html_is_never_published_without_a_warning(text):
     html = markdown(BundledHtml()).render(text, env)
     assert bool(invalid_nesting(html)) == bool(warnings(env)), html
     assert "<p></p>" not in html
+
+
+@pytest.mark.parametrize(
+    "text", ["See [the photo](<% media_image 101 %>).", "![a photo](<%media_video 201%>)"]
+)
+def test_a_shortcode_as_a_link_or_image_destination_warns_at_its_place(text):
+    _html, warned = bundled(f"Intro.\n\n{text}\n")
+    assert warned == [
+        f"page.md:3:{text.index('<%') + 1}: warning: a shortcode cannot be a link's or an "
+        "image's destination (it becomes a broken URL); write the shortcode on its own, or link "
+        "to a page that shows the file"
+    ]
+
+
+def test_an_ordinary_link_next_to_a_shortcode_does_not_warn():
+    _html, warned = bundled("See [media_image docs](/media_image%20docs) <% media_image 101 %>.\n")
+    assert warned == []
