@@ -274,12 +274,15 @@ def _collect(state: StateCore) -> None:
             in_paragraphs = True
             locate = lines.locator(token)
             locate.advance()
+            destinations = 0  # shortcodes written as destinations met so far in this token
             for child in token.children:
                 if child.type == "image" and child.children:
                     _as_text(child.children)
                 if child.type != TOKEN:
-                    if child.type in ("link_open", "image"):
-                        _check_destination(child, token.content, path, locate, warnings)
+                    if child.type in ("link_open", "image") and _check_destination(
+                        child, token.content, destinations, path, locate, warnings
+                    ):
+                        destinations += 1
                     continue
                 found = _parse_token(child, path, locate)
                 child.meta["found"] = found
@@ -350,16 +353,24 @@ def _as_text(tokens: list[Token]) -> None:
 # A shortcode written as a link's or image's destination, `[x](<% media_image 1 %>)`, as
 # markdown-it percent-encodes it: "<" opens the destination, the rest is escaped.
 _SHORTCODE_DESTINATION = re.compile(r"%25(?:%20)*media_(?:image|video)\b")
+_DESTINATION_OPENING = re.compile(r"\]\(\s*<%")  # where such a destination is written
 
 
 def _check_destination(
-    child: Token, content: str, path: str, locate: _Locator, warnings: list[Problem]
-) -> None:
-    """Warn about a shortcode used as a destination: it would be published as a broken URL."""
+    child: Token,
+    content: str,
+    before: int,
+    path: str,
+    locate: _Locator,
+    warnings: list[Problem],
+) -> bool:
+    """Warn about a shortcode used as a destination (it would be published as a broken URL);
+    ``before`` such destinations came earlier in ``content``. True when it warned."""
     target = child.attrs.get("href" if child.type == "link_open" else "src")
     if not isinstance(target, str) or not _SHORTCODE_DESTINATION.match(target):
-        return
-    line, col = locate(max(content.find("<%"), 0))
+        return False
+    found = [m.end() - 2 for m in _DESTINATION_OPENING.finditer(content)]
+    line, col = locate(found[before] if before < len(found) else 0)
     warnings.append(
         Problem(
             path,
@@ -369,6 +380,7 @@ def _check_destination(
             "URL); write the shortcode on its own, or link to a page that shows the file",
         )
     )
+    return True
 
 
 def _block_kind(found: Found | None) -> str | None:

@@ -170,6 +170,8 @@ def load_page(path: Path, content_dir: Path) -> PageSource:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PageError(shown, 1, f"not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except OSError as exc:  # no permission, a folder named like a page, a dangling symlink
+        raise PageError(shown, 1, f"cannot read it: {exc.strerror or exc}") from None
     front, body, start = split_front_matter(text, shown)
     draft = front.get("draft", False)
     if not isinstance(draft, bool):

@@ -461,3 +461,12 @@ def test_a_shortcode_as_a_link_or_image_destination_warns_at_its_place(text):
 def test_an_ordinary_link_next_to_a_shortcode_does_not_warn():
     _html, warned = bundled("See [media_image docs](/media_image%20docs) <% media_image 101 %>.\n")
     assert warned == []
+
+
+def test_two_shortcode_destinations_on_a_line_each_warn_at_their_own_place():
+    text = "[x](<% media_image 105 %>) and [y](<% media_image 106 %>)"
+    _html, warned = bundled(f"{text}\n")
+    assert [w.split(": warning")[0] for w in warned] == [
+        f"page.md:1:{text.index('<%') + 1}",
+        f"page.md:1:{text.rindex('<%') + 1}",
+    ]

@@ -116,3 +116,23 @@ def test_url_clashes_names_every_source_of_a_shared_url(tmp_path: Path) -> None:
     assert clash.message.startswith("same URL /x/ as ")
     shown = f"{clash.path}: {clash.message}"
     assert str(tmp_path / "x.md") in shown and str(tmp_path / "x" / "index.md") in shown
+
+
+def test_a_page_that_cannot_be_read_is_a_page_problem_not_a_traceback(tmp_path, monkeypatch):
+    # chmod 000 does not stop root, as CI often runs: fail the read itself.
+    from mediashortcodes import pages
+
+    page = tmp_path / "content" / "locked.md"
+    page.parent.mkdir()
+    page.write_text("# Locked\n")
+    real_read = Path.read_text
+
+    def read_text(self, *args, **kwargs):
+        if self == page:
+            raise PermissionError(13, "Permission denied")
+        return real_read(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    problems: list = []
+    assert pages.discover(tmp_path / "content", problems) == []
+    assert [p.message for p in problems] == ["cannot read it: Permission denied"]
