@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -57,6 +57,7 @@ from .resolver import (
 )
 from .service import embed_urls
 from .shortcodes import VIDEO, Shortcode
+from .static_files import check_static, copy_static
 from .template_problems import OnPage, pages_named, template_problem
 from .usage import MANIFEST_NAME, Manifest, page_url
 
@@ -525,17 +526,23 @@ class SiteBuilder:
     ) -> None:
         from .assets import publish
 
+        images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
+        static_dir = self.config.path(self.config.site.static)
+        shown_static = pages_mod.display_path(static_dir)
+        if static_dir.is_dir():  # before anything is written: a clash leaves the output as it was
+            media_dir = PurePosixPath(self.config.site.media_dir.replace("\\", "/"))
+            outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
+            outputs += [str(media_dir / name) for name in images]
+            check_static(static_dir, outputs, shown_static)
         remove_leftovers(self.output)  # of builds killed while they wrote
         staging = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         if staging.exists():
             shutil.rmtree(staging)
         try:
-            static_dir = self.config.path(self.config.site.static)
             if static_dir.is_dir():
-                shutil.copytree(static_dir, staging)
+                copy_static(static_dir, staging, shown_static)
             staging.mkdir(parents=True, exist_ok=True)
             media = staging / self.config.site.media_dir
-            images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
             for name, outcome in images.items():  # once per variant, not per shortcode
                 publish(self.cache, outcome.stored, media / name)
 
