@@ -137,9 +137,10 @@ class BuildResult:
 
     def summary(self) -> str:
         where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
+        stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
         return (
             f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
-            f"{counted(self.videos, 'video')}: {counted(self.downloads, 'download')}, "
+            f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
             f"{counted(self.cache_hits, 'cache hit')}, {counted(self.requests, 'request')} "
             f"in {self.seconds:.2f}s{where}"
         )
@@ -502,8 +503,11 @@ class SiteBuilder:
     def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:
         entries = []
         # Each shortcode once, not once per page that uses it (a layout's are on every page).
+        # A failure with a cause is a file the service has that could not be fetched this
+        # time (--keep-going shows a placeholder): the page still uses it, and leaving it out
+        # would report its removal. One without (an id that does not exist) is no usage.
         file_ids = [
-            None if isinstance(outcome, Failure) else sc.file_id
+            None if isinstance(outcome, Failure) and outcome.cause is None else sc.file_id
             for sc, outcome in resolution.pairs()
         ]
         for page in rendered:

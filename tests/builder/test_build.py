@@ -157,6 +157,22 @@ def test_keep_going_renders_a_visible_placeholder_and_lists_the_problem(make_sit
     assert "999" in html and "<% media" not in html
 
 
+def test_keep_going_through_a_download_outage_keeps_the_usage_of_the_files_not_fetched(
+    make_site, sandbox
+) -> None:
+    # The service has these files; only their downloads fail. Leaving them out of the
+    # manifest would make the next report remove every usage of the site's images.
+    site = make_site({"content/index.md": "<% media_image 101 %>\n\n<% media_image 999 %>\n"})
+    toml = site / "mediashortcodes.toml"
+    toml.write_text(toml.read_text().replace("[service]\n", "[service]\nmax_retries = 0\n", 1))
+    sandbox.fault("truncate", path_prefix="/dn/")
+    result = build(site, keep_going=True)
+    manifest = json.loads((site / "_site" / "media-usage.json").read_text())
+    home = manifest["pages"]["https://www.example.org/"]
+    assert 101 in home["files"] and 999 not in home["files"]  # 999 does not exist: no usage
+    assert "placeholder" in result.summary() and result.images == 0
+
+
 @pytest.mark.parametrize(
     ("name", "text", "where"),
     [
