@@ -187,6 +187,16 @@ class Manifest:
         write_text_atomic(Path(path), self.to_json())
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)  # reading the umask means setting it: put it back at once
+    os.umask(mask)
+    return mask
+
+
+# Read once, at import: setting it for a moment later could race with a thread making a file.
+_UMASK = _read_umask()
+
+
 def _id_list(ids: tuple[int, ...]) -> str:
     if not ids:
         return "[]"
@@ -197,6 +207,9 @@ def write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes it 0600; the manifest is published with the site, which a web server
+        # running as another user must read: the mode a plain file gets (0644 under umask 022).
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()

@@ -157,3 +157,13 @@ def test_to_json_is_the_indented_json_of_the_manifest(
             data["pages"][url]["pending"] = list(page.pending)
     assert manifest.to_json() == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     assert Manifest.from_json(manifest.to_json()) == manifest
+
+
+def test_a_written_manifest_is_readable_by_the_web_server_like_any_published_file(tmp_path):
+    # mkstemp's 0600 made the published media-usage.json 404/403 for a server running as
+    # another user, and --previous failed on every run after.
+    target = tmp_path / "out" / "media-usage.json"
+    Manifest.from_pages("https://s.org", [("https://s.org/", "Home", [1])]).write_atomic(target)
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    assert target.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777
