@@ -209,7 +209,8 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         # mkstemp makes it 0600; the manifest is published with the site, which a web server
         # running as another user must read: the mode a plain file gets (0644 under umask 022).
-        os.fchmod(fd, 0o666 & ~_UMASK)
+        if hasattr(os, "fchmod"):  # not on Windows, where the mode means little
+            os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
