@@ -353,9 +353,15 @@ async def load_previous(
             "or pass a local copy of the live site's manifest"
         ) from None
     if response.status_code != 200:
+        first = (
+            "; on the first deploy, when the live site has none yet, report without "
+            "--previous (with no state, every page is sent as new)"
+            if response.status_code == 404
+            else ""
+        )
         raise ConfigError(
             f"--previous {shown}: the server answered {response.status_code}; "
-            f"is the site's {MANIFEST_NAME} published at that address?"
+            f"is the site's {MANIFEST_NAME} published at that address?{first}"
         )
     return Manifest.from_json(response.content, source=f"--previous {shown}")
 
