@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import yaml
 
@@ -66,6 +67,12 @@ class PageSource:
     @property
     def draft(self) -> bool:
         return self.front_matter.get("draft") is True  # load_page refused any non-boolean
+
+    @property
+    def url(self) -> str:
+        """The page's path as a link or a browser has it: percent-encoded, so a name with a
+        space, an accent, a ``?`` or a ``#`` still leads to this page."""
+        return quote(self.url_path, safe="/")
 
     @property
     def output_file(self) -> str:

@@ -283,7 +283,7 @@ class SiteBuilder:
             "pages": [
                 {
                     "title": s.title,
-                    "url": s.url_path,
+                    "url": s.url,
                     "date": s.front_matter.get("date"),
                     "front_matter": s.front_matter,
                 }
@@ -309,7 +309,7 @@ class SiteBuilder:
             page = {
                 **source.front_matter,
                 "title": source.title,
-                "url": source.url_path,
+                "url": source.url,
                 "date": source.front_matter.get("date"),
                 "content": Markup(content),
                 "front_matter": source.front_matter,
@@ -513,7 +513,7 @@ class SiteBuilder:
         for page in rendered:
             ids = {file_id for i in page.used if (file_id := file_ids[i]) is not None}
             entries.append(
-                (page_url(self.config.site.base_url, page.source.url_path), page.source.title, ids)
+                (page_url(self.config.site.base_url, page.source.url), page.source.title, ids)
             )
         return Manifest.from_pages(self.config.site.base_url, entries)
 

@@ -3,6 +3,7 @@ two sources for one URL. Small offline sites without shortcodes: no service is n
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,28 @@ def test_a_draft_does_not_clash_with_the_page_that_is_built(site: Path) -> None:
     assert (site / "_site" / "gallery" / "index.html").read_text() == (
         "<title>Index</title><p>new</p>\n"
     )
+
+
+def test_a_page_name_with_spaces_accents_or_url_characters_gets_a_link_that_reaches_it(
+    tmp_path: Path,
+) -> None:
+    # The file is written under its own name (a web server decodes the request); the link
+    # in site.pages and the URL told to the service are percent-encoded as a browser sends.
+    site = tmp_path / "site"
+    (site / "templates").mkdir(parents=True)
+    (site / "templates" / "page.html").write_text(
+        '{% for p in site.pages %}<a href="{{ p.url }}">{{ p.title }}</a>{% endfor %}'
+    )
+    for name in ("café/über uns.md", "what?.md", "c#sharp.md", "100%.md"):
+        (site / "content" / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / "content" / name).write_text(f"---\ntitle: {name[:-3]}\n---\nHi\n")
+    (site / "mediashortcodes.toml").write_text('[site]\nbase_url = "https://www.example.org"\n')
+    result = CliRunner().invoke(cli, ["build", str(site), "--offline"])
+    assert result.exit_code == 0, result.output
+    out = site / "_site"
+    assert (out / "café" / "über uns" / "index.html").is_file()
+    html = (out / "what?" / "index.html").read_text()
+    for href in ("/caf%C3%A9/%C3%BCber%20uns/", "/what%3F/", "/c%23sharp/", "/100%25/"):
+        assert f'href="{href}"' in html
+    manifest = json.loads((out / "media-usage.json").read_text())
+    assert "https://www.example.org/caf%C3%A9/%C3%BCber%20uns/" in manifest["pages"]
