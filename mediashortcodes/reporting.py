@@ -306,7 +306,7 @@ class _Run:
             page = PageUsage(title, tuple(sorted(files)), tuple(sorted(pending)))
             await self.writer.set({change.url: page})
         if errors:
-            self.failed.append(PageFailure(change.url, "; ".join(errors)))
+            self.failed.append(PageFailure(change.url, "; ".join(dict.fromkeys(errors))))
 
 
 async def _gather_bounded(work: Sequence[Callable[[], Awaitable[None]]], jobs: int) -> None:

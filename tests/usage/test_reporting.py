@@ -168,6 +168,15 @@ async def test_a_failed_page_is_listed_kept_out_of_the_state_and_sent_next_time(
     assert [b["web"]["page"] for b in client.received] == [f"{SITE}/b/"]
 
 
+async def test_a_page_whose_addition_and_removal_fail_alike_names_the_error_once(
+    config: Config,
+) -> None:
+    await report(config, site_manifest(a=("A", [1])))
+    failing = RecordingClient(failing={f"{SITE}/a/": ServerError("the service answered 503")})
+    result = await report(config, site_manifest(a=("A", [2])), failing)
+    assert [f.error for f in result.failed] == ["the service answered 503"]
+
+
 async def test_a_failed_removal_of_a_deleted_page_is_sent_next_time(config: Config) -> None:
     await report(config, site_manifest(a=("A", [1]), gone=("Gone", [2])))
     failing = RecordingClient(failing={f"{SITE}/gone/": ServerError("503")})
