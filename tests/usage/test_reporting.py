@@ -322,7 +322,7 @@ async def test_a_previous_url_that_gives_no_manifest_is_a_clear_error(response, 
 
 async def test_a_missing_live_manifest_says_how_to_report_the_first_deploy() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(404))
-    with pytest.raises(ConfigError, match="on the first deploy, .* report without --previous"):
+    with pytest.raises(ConfigError, match=r"on the first deploy, .* report without --previous"):
         await load_previous("https://s.org/media-usage.json", transport=transport)
 
 
