@@ -265,6 +265,7 @@ def _collect(state: StateCore) -> None:
             _collect_lone(token, path, start_line, shortcodes, problems)
         return
     lines = _SourceLines(state.src, start_line)
+    _check_references(state.env.get("references"), lines, path, warnings)
     in_paragraphs = False  # a shortcode in an inline token; lone lines are block tokens
     with_blocks: list[int] = []  # inline tokens holding a block shortcode (a figure, a video)
     for i, token in enumerate(state.tokens):
@@ -354,6 +355,10 @@ def _as_text(tokens: list[Token]) -> None:
 # markdown-it percent-encodes it: "<" opens the destination, the rest is escaped.
 _SHORTCODE_DESTINATION = re.compile(r"%25(?:%20)*media_(?:image|video)\b")
 _DESTINATION_OPENING = re.compile(r"\]\(\s*<%")  # where such a destination is written
+_NO_DESTINATION = (
+    "a shortcode cannot be a link's or an image's destination (it becomes a broken URL); "
+    "write the shortcode on its own, or link to a page that shows the file"
+)
 
 
 def _check_destination(
@@ -371,16 +376,21 @@ def _check_destination(
         return False
     found = [m.end() - 2 for m in _DESTINATION_OPENING.finditer(content)]
     line, col = locate(found[before] if before < len(found) else 0)
-    warnings.append(
-        Problem(
-            path,
-            line,
-            col,
-            "a shortcode cannot be a link's or an image's destination (it becomes a broken "
-            "URL); write the shortcode on its own, or link to a page that shows the file",
-        )
-    )
+    warnings.append(Problem(path, line, col, _NO_DESTINATION))
     return True
+
+
+def _check_references(
+    references: Any, lines: _SourceLines, path: str, warnings: list[Problem]
+) -> None:
+    """The same for a reference definition, ``[photo]: <% media_image 1 %>``."""
+    for reference in (references or {}).values():
+        target, where = reference.get("href"), reference.get("map")
+        if isinstance(target, str) and where and _SHORTCODE_DESTINATION.match(target):
+            index = where[0]
+            text = lines.lines[index] if index < len(lines.lines) else ""
+            col = max(text.find("<%"), 0) + 1
+            warnings.append(Problem(path, lines.start_line + index, col, _NO_DESTINATION))
 
 
 def _block_kind(found: Found | None) -> str | None:

@@ -470,3 +470,12 @@ def test_two_shortcode_destinations_on_a_line_each_warn_at_their_own_place():
         f"page.md:1:{text.index('<%') + 1}",
         f"page.md:1:{text.rindex('<%') + 1}",
     ]
+
+
+def test_a_shortcode_as_a_reference_definitions_destination_warns_at_its_line():
+    _html, warned = bundled("See [the photo][p].\n\n[p]: <% media_image 107 %>\n")
+    assert warned == [
+        "page.md:3:6: warning: a shortcode cannot be a link's or an image's destination (it "
+        "becomes a broken URL); write the shortcode on its own, or link to a page that shows "
+        "the file"
+    ]
