@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -534,9 +534,9 @@ class SiteBuilder:
         static_dir = self.config.path(self.config.site.static)
         shown_static = pages_mod.display_path(static_dir)
         if static_dir.is_dir():  # before anything is written: a clash leaves the output as it was
-            media_dir = PurePosixPath(self.config.site.media_dir.replace("\\", "/"))
+            media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
             outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
-            outputs += [str(media_dir / name) for name in images]
+            outputs += [f"{media_dir}/{name}" for name in images]
             check_static(static_dir, outputs, shown_static)
         remove_leftovers(self.output)  # of builds killed while they wrote
         staging = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .errors import ConfigError
 
@@ -25,18 +25,25 @@ def check_static(static_dir: Path, outputs: Iterable[str], shown: str) -> None:
     files = _files(static_dir, shown)
     if not files:
         return
-    clashes = []
+    # Each output, and each folder it needs, once: a site has thousands of outputs and
+    # usually a handful of static files, so this stays one pass over the outputs.
+    needed: dict[str, str] = {}
     for output in outputs:
-        path = PurePosixPath(output)
-        for place in (path, *path.parents[:-1]):  # the file itself, or a folder it needs
-            if str(place) in files:
-                clashes.append(f"  {shown}/{place} is in the way of the build's {output}")
-                break
+        needed.setdefault(output, output)
+        slash = output.find("/")
+        while slash > 0:
+            needed.setdefault(output[:slash], output)
+            slash = output.find("/", slash + 1)
+    clashes = sorted(
+        f"  {shown}/{name} is in the way of the build's {needed[name]}"
+        for name in files
+        if name in needed
+    )
     if clashes:
-        listed = "\n".join(sorted(set(clashes))[:20])
-        more = f"\n  ... and {len(set(clashes)) - 20} more" if len(set(clashes)) > 20 else ""
+        listed = "\n".join(clashes[:20])
+        more = f"\n  ... and {len(clashes) - 20} more" if len(clashes) > 20 else ""
         raise ConfigError(
-            f"{len(set(clashes))} static file(s) would replace, or be replaced by, what the "
+            f"{len(clashes)} static file(s) would replace, or be replaced by, what the "
             f"build writes; rename or remove them:\n{listed}{more}"
         )
 
