@@ -361,8 +361,13 @@ class _Base:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
 
     def _secrets(self) -> tuple[str, ...]:
-        creds = self._credentials
-        return (creds.client_id, creds.client_secret, creds.refresh_token, *self._tokens_seen)
+        """What messages hide: the secrets, and the client id too."""
+        return (self._credentials.client_id, *self.secrets())
+
+    def secrets(self) -> tuple[str, ...]:
+        """The values that must never be sent or shown: the client secret, the refresh token
+        and every access token received (not the client id, which names the integration)."""
+        return (*self._credentials.secrets(), *self._tokens_seen)
 
     def _scrub(self, text: str) -> str:
         return redact(redact_urls_in(text), self._secrets())

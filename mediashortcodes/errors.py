@@ -46,6 +46,10 @@ class Problem:
     def __str__(self) -> str:
         return f"{place(self.path, self.line, self.col)}: {self.message}"
 
+    def as_warning(self) -> str:
+        """``path:line:col: warning: message``: a problem that does not stop the build."""
+        return f"{place(self.path, self.line, self.col)}: warning: {self.message}"
+
 
 def place(path: str, line: int, col: int) -> str:
     """``path:line:col`` as editors and terminals link it; an unknown column or line
@@ -98,3 +102,8 @@ class ServerError(ServiceError):
 
 class InvalidResponseError(ServiceError):
     """The service answered with something that cannot be read."""
+
+
+# The service as a whole cannot be used (not one file's trouble): a build stops with exit 3
+# rather than listing every shortcode, and a live renderer leaves the service alone a while.
+OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)

@@ -32,9 +32,10 @@ import sys
 from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
+from types import FrameType
 from typing import Any
 
-from jinja2 import Environment, Undefined, pass_context
+from jinja2 import Environment, Template, Undefined, pass_context
 from jinja2.ext import Extension
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
@@ -301,14 +302,22 @@ def _caller(context: Context) -> tuple[str, int]:
     Column is unknown (0). Without frame introspection the line is 0.
     """
     getframe = getattr(sys, "_getframe", None)
-    frame = getframe(1) if getframe is not None else None
+    found = calling_template(getframe(1) if getframe is not None else None)
+    if found is None:
+        return context.name or "<template>", 0
+    template, line = found
+    return template_path(template.name, template.filename), line
+
+
+def calling_template(frame: FrameType | None) -> tuple[Template, int] | None:
+    """The innermost compiled template code at ``frame`` or above it (a partial's or a
+    macro's own file), and the template line it is at."""
     while frame is not None:
         template = frame.f_globals.get("__jinja_template__")
         if template is not None:
-            line = template.get_corresponding_lineno(frame.f_lineno)
-            return template_path(template.name, template.filename), line
+            return template, template.get_corresponding_lineno(frame.f_lineno)
         frame = frame.f_back
-    return context.name or "<template>", 0
+    return None
 
 
 @pass_context

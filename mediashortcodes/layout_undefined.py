@@ -20,8 +20,8 @@ from types import FrameType
 import jinja2
 from jinja2.utils import missing, object_type_repr
 
-from .errors import Problem, place
-from .jinja import template_path
+from .errors import Problem
+from .jinja import calling_template, template_path
 from .template_problems import OnPage, pages_named
 
 ATTRIBUTE = "mediashortcodes_undefined_prints"  # the environment's recorder, if any
@@ -48,14 +48,12 @@ def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:
     # first item is undefined by design (a hint, no name).
     if value._undefined_name is None:
         return
-    while frame is not None:  # the innermost template: a partial's or macro's own file
-        template = frame.f_globals.get("__jinja_template__")
-        if template is not None:
-            prints = getattr(template.environment, ATTRIBUTE, None)
-            if isinstance(prints, UndefinedPrints):
-                prints.record(value, template, template.get_corresponding_lineno(frame.f_lineno))
-            return
-        frame = frame.f_back
+    found = calling_template(frame)
+    if found is not None:
+        template, line = found
+        prints = getattr(template.environment, ATTRIBUTE, None)
+        if isinstance(prints, UndefinedPrints):
+            prints.record(value, template, line)
 
 
 class UndefinedPrints:
@@ -85,7 +83,7 @@ class UndefinedPrints:
         """One line per place and name, naming the pages it happened on; then forgotten (a
         builder that builds again warns afresh)."""
         found, self._found = self._found, {}
-        return [f"{place(p.path, p.line, p.col)}: warning: {p.message}" for p in pages_named(found)]
+        return [problem.as_warning() for problem in pages_named(found)]
 
     def _described(self, value: jinja2.Undefined, filename: str | None, line: int) -> str:
         """``undefined_var``, ``item.titel`` as the line writes it, else ``page.titel`` when

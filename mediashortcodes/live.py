@@ -31,7 +31,7 @@ from markupsafe import Markup
 from .assets import publish
 from .cache import MediaCache, namespace_for
 from .config import Config
-from .errors import ConfigError, ContentError, Problem, ServiceError, place
+from .errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError, place
 from .outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, OutageCooldownError
 from .render import Renderer, ResolvedImage
 from .resolver import (
@@ -45,7 +45,6 @@ from .resolver import (
 )
 from .service import embed_urls
 from .shortcodes import Shortcode
-from .site import OUTAGES
 
 if TYPE_CHECKING:
     from .api import AsyncClient

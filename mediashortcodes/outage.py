@@ -21,22 +21,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .errors import (
-    AuthenticationError,
-    RateLimitedError,
-    ServerError,
-    ServiceError,
-    ServiceUnreachableError,
-)
+from .errors import OUTAGES, ServiceError, ServiceUnreachableError
 
-__all__ = ["DEFAULT_COOLDOWN", "OUTAGES", "GuardedClient", "OutageBreaker", "OutageCooldownError"]
+__all__ = ["DEFAULT_COOLDOWN", "GuardedClient", "OutageBreaker", "OutageCooldownError"]
 
 log = logging.getLogger("mediashortcodes")
 
 DEFAULT_COOLDOWN = 30.0  # seconds
-
-# The service as a whole is failing, not one request (as site.OUTAGES: a build exits with 3).
-OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
 
 
 class OutageCooldownError(ServiceUnreachableError):

@@ -32,16 +32,7 @@ from markupsafe import Markup
 from . import pages as pages_mod
 from .cache import MediaCache, namespace_for
 from .config import Config, require_embed_urls, require_service_urls
-from .errors import (
-    AuthenticationError,
-    ContentError,
-    MediaShortcodesError,
-    Problem,
-    RateLimitedError,
-    ServerError,
-    ServiceUnreachableError,
-    place,
-)
+from .errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from .jinja import MediaShortcodesExtension
 from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markdown import shortcodes_plugin
@@ -58,13 +49,9 @@ from .resolver import (
 from .service import embed_urls
 from .shortcodes import VIDEO, Shortcode
 from .static_files import check_static, copy_static
-from .template_problems import OnPage, pages_named, template_problem
+from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
 from .usage import MANIFEST_NAME, Manifest, page_url
 
-# A service that cannot be reached, refuses us or keeps failing is no problem of the
-# content: the build stops with exit 3 instead of listing (or, with --keep-going,
-# publishing a placeholder for) every shortcode it touched.
-OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
 T = TypeVar("T")
 
 
@@ -303,9 +290,7 @@ class SiteBuilder:
             content = self.markdown.render(source.body, env)
             self.deferred.problems.extend(env["mediashortcodes"].get("problems", []))
             if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
-                self._warnings += [
-                    f"{place(w.path, w.line, w.col)}: warning: {w.message}" for w in warnings
-                ]
+                self._warnings += [warning.as_warning() for warning in warnings]
             page = {
                 **source.front_matter,
                 "title": source.title,
@@ -393,14 +378,8 @@ class SiteBuilder:
             result.warnings = self._warnings
             result.seconds = time.perf_counter() - started
             return result
-        try:
+        with shown_with_any_stop(found):
             resolution, failed = self._resolve_all(result)
-        except MediaShortcodesError as exc:
-            # The outage or the missing setting decides the exit code, but what the pages got
-            # wrong is known already: shown now rather than after the outage is fixed.
-            if found and not isinstance(exc, ContentError):
-                exc.content_problems = tuple(sorted(set(pages_named(found))))
-            raise
         problems = found + self.deferred.placed(failed)
 
         player_url, static_url = embed_urls(self.config)

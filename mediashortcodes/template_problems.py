@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 import jinja2
 
-from .errors import Problem
+from .errors import ContentError, MediaShortcodesError, Problem
 from .pages import PageSource, display_path
 
 SHOWN_PAGES = 3  # a problem on a thousand pages names this many, then counts the rest
@@ -52,6 +53,19 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
         message = f"{problem.message} (rendering {listed}){after}"
         plain.append(Problem(problem.path, problem.line, problem.col, message))
     return plain
+
+
+@contextmanager
+def shown_with_any_stop(found: list[Problem | OnPage]) -> Iterator[None]:
+    """Problems already ``found`` in the content go with an error that stops the work (the
+    service down, a setting missing): its exit code stands, and the content is fixed in the
+    same round rather than after the outage."""
+    try:
+        yield
+    except MediaShortcodesError as exc:
+        if found and not isinstance(exc, ContentError):
+            exc.content_problems = tuple(sorted(set(pages_named(found))))
+        raise
 
 
 def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem | OnPage:

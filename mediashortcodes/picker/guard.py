@@ -44,15 +44,8 @@ def _forms(secret: str) -> set[bytes]:
 
 
 def client_secrets(client: Client) -> SecretSource:
-    """The secrets of ``client`` for the guard: its credentials and tokens but the client id."""
-
-    def source() -> tuple[str, ...]:
-        creds = client._credentials
-        secret = {creds.client_secret, creds.refresh_token}
-        # The id is left out only where it is not also one of the secrets' values.
-        return tuple(s for s in client._secrets() if s != creds.client_id or s in secret)
-
-    return source
+    """The secrets of ``client`` for the guard, looked up per response (tokens change)."""
+    return client.secrets
 
 
 def warn_about_short_secrets(secrets: Iterable[str]) -> None:

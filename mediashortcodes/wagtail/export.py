@@ -36,12 +36,12 @@ from django.utils.html import escape
 from wagtail.models import Page, Site
 
 from ..cli import exit_code_for, message_for
-from ..errors import ContentError, MediaShortcodesError
+from ..errors import OUTAGES, ContentError, MediaShortcodesError
 from ..live import LiveRenderer
 from ..resolver import Failure, ImageOutcome, Resolution
 from ..shortcodes import Shortcode
-from ..site import OUTAGES, DeferredRenderer, with_markers_replaced
-from ..template_problems import pages_named
+from ..site import DeferredRenderer, with_markers_replaced
+from ..template_problems import pages_named, shown_with_any_stop
 from ..usage import MANIFEST_NAME, Manifest
 from .rendering import rendering_with
 from .settings import IntegrationSettings, read_settings
@@ -133,15 +133,9 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         what the service says about the valid ones, each place once with the pages it is on.
         """
         found = deferred.found_problems()
-        try:
+        with shown_with_any_stop(found):
             resolution = live.resolve(deferred.shortcodes)
             html, failed = self._html(live, deferred, resolution)
-        except MediaShortcodesError as exc:
-            # The outage or the missing setting decides the exit code, but what the pages got
-            # wrong is known already: shown now rather than after the outage is fixed.
-            if found and not isinstance(exc, ContentError):
-                exc.content_problems = tuple(sorted(set(pages_named(found))))
-            raise
         problems = found + deferred.placed(failed)
         if problems:
             raise ContentError(pages_named(problems))
