@@ -9,6 +9,7 @@ import click
 from . import config as config_mod
 from .cache import MediaCache, namespace_for
 from .cli import cli, handle_errors
+from .config import Config
 from .errors import ConfigError
 from .site import BuildOptions, BuildResult, SiteBuilder, counted, is_interactive
 
@@ -119,17 +120,19 @@ def cache() -> None:
     """Inspect or clear the disk cache."""
 
 
-def _cache_for(site: str) -> tuple[MediaCache, str]:
-    """The cache of the site's service, and that service as a person would name it."""
+def _service_config(site: str) -> Config:
     config = config_mod.load(site)
     config_mod.require_service_urls(config)  # the cache is the service's: no URL, no cache
+    return config
+
+
+def _cache_of(config: Config) -> MediaCache:
     service = config.service
-    cache = MediaCache(
+    return MediaCache(
         config.cache_dir,
         namespace_for(service.base_url, service.sandbox),
         ttl=config.cache.metadata_ttl,
     )
-    return cache, "the built-in sandbox" if service.sandbox else service.base_url.rstrip("/")
 
 
 @cache.command("info")
@@ -137,12 +140,13 @@ def _cache_for(site: str) -> tuple[MediaCache, str]:
 @handle_errors
 def cache_info(site: str) -> None:
     """Show where the cache is and what it holds."""
-    media_cache, service = _cache_for(site)
+    config = _service_config(site)
+    media_cache = _cache_of(config)
     try:
         info = media_cache.info()
     finally:
         media_cache.close()
-    click.echo(f"service: {service}")  # the folder is named by a hash of it
+    click.echo(f"service: {config.service.identity}")  # the folder is named by a hash of it
     for key, value in info.items():
         click.echo(f"{key.replace('_', ' ')}: {value}")
 
@@ -152,6 +156,6 @@ def cache_info(site: str) -> None:
 @handle_errors
 def cache_clear(site: str) -> None:
     """Remove everything this site's service has in the cache."""
-    media_cache, _service = _cache_for(site)
+    media_cache = _cache_of(_service_config(site))
     media_cache.clear()
     click.echo(f"cleared {media_cache.dir}")

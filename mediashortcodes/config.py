@@ -57,6 +57,12 @@ class ServiceConfig:
     max_retries: int = 5
     retry_total_seconds: float = 60.0
 
+    @property
+    def identity(self) -> str:
+        """The service as the usage state and ``cache info`` name it: ``sandbox`` for the
+        built-in one (its port changes every run), else the API's URL."""
+        return "sandbox" if self.sandbox else self.base_url.rstrip("/")
+
 
 @dataclass(frozen=True)
 class SiteConfig:

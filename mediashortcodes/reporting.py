@@ -34,7 +34,6 @@ __all__ = [
     "load_previous",
     "report_site",
     "report_usage",
-    "service_of",
     "usage_warnings",
 ]
 
@@ -105,11 +104,6 @@ class ReportResult:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def service_of(config: Config) -> str:
-    """The service a report goes to, as the state records it (a sandbox's port changes)."""
-    return "sandbox" if config.service.sandbox else config.service.base_url.rstrip("/")
 
 
 def usage_warnings(config: Config) -> list[str]:
@@ -217,7 +211,7 @@ async def report_usage(
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
     state = UsageState(state_path or config.usage_state_path)
-    service = service_of(config)
+    service = config.service.identity
     warnings: list[str] = []
     if config.service.sandbox:
         warnings.append(
