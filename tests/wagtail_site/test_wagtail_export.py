@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -217,20 +217,30 @@ def test_report_without_an_export_says_to_build_first(build_dir: Path, public: A
 # -- what `python manage.py build` shows when the export fails ------------------------------
 
 
-def manage_build(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+ManageBuild = Callable[[], tuple[int, str]]
+
+
+@pytest.fixture
+def manage_build(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> ManageBuild:
     """``python manage.py build`` as a shell runs it: its exit code and what it printed."""
     from django.core.management import ManagementUtility
 
     # run_from_argv closes the connections at the end: the test's transaction needs its own.
     monkeypatch.setattr("django.db.connections.close_all", lambda: None)
-    capsys.readouterr()
-    try:
-        ManagementUtility(["manage.py", "build", "--verbosity=0"]).execute()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out + err
+
+    def run() -> tuple[int, str]:
+        capsys.readouterr()
+        try:
+            ManagementUtility(["manage.py", "build", "--verbosity=0"]).execute()
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out + err
+
+    return run
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -247,14 +257,13 @@ def test_a_failed_export_leaves_the_previous_export_whole(
     pages: dict[str, Any],
     build_dir: Path,
     public: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    manage_build: ManageBuild,
 ) -> None:
-    assert manage_build(monkeypatch, capsys)[0] == 0
+    assert manage_build()[0] == 0
     before = snapshot(build_dir)
     assert "harbour/index.html" in before and "media-usage.json" in before
     add_article(pages, "broken", "<p>&lt;% media_image 88888 %&gt;</p>")
-    code, output = manage_build(monkeypatch, capsys)
+    code, output = manage_build()
     assert code == 1
     assert "file 88888" in output
     assert f"{build_dir} still holds the previous export, untouched" in output
@@ -266,11 +275,10 @@ def test_a_failed_first_export_says_nothing_was_written(
     pages: dict[str, Any],
     build_dir: Path,
     public: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    manage_build: ManageBuild,
 ) -> None:
     add_article(pages, "broken", "<p>&lt;% media_image 88888 %&gt;</p>")
-    code, output = manage_build(monkeypatch, capsys)
+    code, output = manage_build()
     assert code == 1
     assert f"nothing was written to {build_dir}" in output
     assert snapshot(build_dir) == {}
@@ -320,12 +328,11 @@ def test_a_problem_on_several_pages_is_listed_once_naming_each_page(
     pages: dict[str, Any],
     build_dir: Path,
     public: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    manage_build: ManageBuild,
 ) -> None:
     for slug in ("dup1", "dup2"):
         add_article(pages, slug, "<p>&lt;% media_image 88888 %&gt;</p>")
-    code, output = manage_build(monkeypatch, capsys)
+    code, output = manage_build()
     assert code == 1
     lines = [line for line in output.splitlines() if "file 88888" in line]
     assert len(lines) == 1, output
@@ -349,12 +356,11 @@ def test_one_run_lists_the_syntax_problems_and_the_missing_files(
     pages: dict[str, Any],
     build_dir: Path,
     public: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    manage_build: ManageBuild,
 ) -> None:
     add_article(pages, "typo", "<p>&lt;% media_image 101 colour=red %&gt;</p>")
     add_article(pages, "gone", "<p>&lt;% media_image 88888 %&gt;</p>")
-    code, output = manage_build(monkeypatch, capsys)
+    code, output = manage_build()
     assert code == 1
     assert "2 problem(s) found" in output
     assert re.search(r"colour.* \(rendering /typo/\)", output)
