@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
         profiler.start()
     began, cpu_began = time.perf_counter(), time.process_time()
     from mediashortcodes import config
-    from mediashortcodes.site import BuildOptions, SiteBuilder
+    from mediashortcodes.site.builder import BuildOptions, SiteBuilder
 
     options = BuildOptions(output=args.output, jobs=args.jobs)
     result = SiteBuilder(config.load(args.site), options).build()
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
                 "requests": result.requests,
                 # ru_maxrss is in KiB on Linux.
                 "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                "client_imported": "mediashortcodes.api" in sys.modules,
+                "client_imported": "mediashortcodes.client.api" in sys.modules,
                 "httpx_imported": "httpx" in sys.modules,
             }
         )

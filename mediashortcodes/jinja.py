@@ -41,8 +41,8 @@ from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from .errors import ConfigError, Problem
-from .htmltext import HTML_TAG, escaped_openings, find_in_html, splice
-from .shortcodes import (
+from .language.htmltext import HTML_TAG, escaped_openings, find_in_html, splice
+from .language.shortcodes import (
     IMAGE,
     VIDEO,
     Found,

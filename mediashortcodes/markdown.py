@@ -45,8 +45,8 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from .errors import Problem
-from .htmltext import find_in_html, splice
-from .shortcodes import (
+from .language.htmltext import find_in_html, splice
+from .language.shortcodes import (
     Found,
     Location,
     Shortcode,

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mediashortcodes.api import AsyncClient, Client
+from mediashortcodes.client.api import AsyncClient, Client
 from mediashortcodes.config import Credentials
 from mediashortcodes.errors import (
     AuthenticationError,
@@ -17,7 +17,7 @@ from mediashortcodes.errors import (
     ServerError,
     ServiceUnreachableError,
 )
-from mediashortcodes.imageinfo import probe
+from mediashortcodes.media.imageinfo import probe
 from mediashortcodes.records import Crop, Usage, WebPage
 
 HIDDEN_FOLDER = 8

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mediashortcodes.assets import publish
-from mediashortcodes.cache import MediaCache
+from mediashortcodes.media.assets import publish
+from mediashortcodes.media.cache import MediaCache
 
 DATA = b"\x89PNG not really, but bytes"
 

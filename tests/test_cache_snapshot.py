@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import FakeClock
 
-from mediashortcodes.cache import MediaCache
 from mediashortcodes.errors import ConfigError
+from mediashortcodes.media.cache import MediaCache
 from mediashortcodes.records import File
 
 DATA = b"\x89PNG not really, but bytes"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mediashortcodes.cache import MediaCache
-from mediashortcodes.catalog import Catalog
 from mediashortcodes.errors import NotFoundError, ServiceUnreachableError
+from mediashortcodes.media.cache import MediaCache
+from mediashortcodes.media.catalog import Catalog
 from mediashortcodes.records import File, Folder, Format
 
 

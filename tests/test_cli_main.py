@@ -34,7 +34,7 @@ def test_version_prints_the_installed_version():
 
 def test_a_build_does_not_look_up_the_installed_version():
     # importlib.metadata scans every installed distribution: tens of milliseconds per build.
-    code = "import sys, mediashortcodes.site; print('importlib.metadata' in sys.modules)"
+    code = "import sys, mediashortcodes.site.builder; print('importlib.metadata' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )

@@ -13,10 +13,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import API, CREDENTIALS, DOWNLOADS, FakeService
 
-from mediashortcodes import cli_service
-from mediashortcodes.api import sync_client_from_config
-from mediashortcodes.cache import namespace_for
 from mediashortcodes.cli import cli
+from mediashortcodes.cli import service as cli_service
+from mediashortcodes.client.api import sync_client_from_config
 from mediashortcodes.config import (
     ENV_BASE_URL,
     ENV_CACHE_DIR,
@@ -26,7 +25,8 @@ from mediashortcodes.config import (
     ENV_REFRESH_TOKEN,
     ENV_STATIC_URL,
 )
-from mediashortcodes.imageinfo import probe
+from mediashortcodes.media.cache import namespace_for
+from mediashortcodes.media.imageinfo import probe
 
 SECRETS = (CREDENTIALS.client_id, CREDENTIALS.client_secret, CREDENTIALS.refresh_token)
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mediashortcodes.download_policy import DownloadPolicy, DownloadRejectedError, parent_domain
+from mediashortcodes.client.download_policy import (
+    DownloadPolicy,
+    DownloadRejectedError,
+    parent_domain,
+)
 from mediashortcodes.errors import InvalidResponseError
 
 POLICY = DownloadPolicy(

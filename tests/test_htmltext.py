@@ -7,7 +7,7 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mediashortcodes.htmltext import escaped_openings, find_in_html, splice, text_ranges
+from mediashortcodes.language.htmltext import escaped_openings, find_in_html, splice, text_ranges
 
 
 def texts(html: str) -> list[str]:
@@ -102,7 +102,7 @@ def test_finding_never_crashes_and_found_ranges_are_ordered_and_inside_the_html(
 
 
 def test_public_names_are_exported():
-    from mediashortcodes import htmltext
+    from mediashortcodes.language import htmltext
 
     assert htmltext.__all__
     for name in htmltext.__all__:

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mediashortcodes import imageinfo
 from mediashortcodes.errors import InvalidResponseError
-from mediashortcodes.imageinfo import ImageError, ImageInfo, matches, probe, verify
+from mediashortcodes.media import imageinfo
+from mediashortcodes.media.imageinfo import ImageError, ImageInfo, matches, probe, verify
 
 Image = pytest.importorskip("PIL.Image")
 

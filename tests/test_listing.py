@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mediashortcodes.listing import (
+from mediashortcodes.cli.listing import (
     files_text,
     folder_tree,
     folders_text,

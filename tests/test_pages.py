@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.pages import (
+from mediashortcodes.site.pages import (
     PageError,
     discover,
     split_front_matter,
@@ -120,7 +120,7 @@ def test_url_clashes_names_every_source_of_a_shared_url(tmp_path: Path) -> None:
 
 def test_a_page_that_cannot_be_read_is_a_page_problem_not_a_traceback(tmp_path, monkeypatch):
     # chmod 000 does not stop root, as CI often runs: fail the read itself.
-    from mediashortcodes import pages
+    from mediashortcodes.site import pages
 
     page = tmp_path / "content" / "locked.md"
     page.parent.mkdir()

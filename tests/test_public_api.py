@@ -6,7 +6,21 @@ import importlib
 
 import mediashortcodes
 
-PUBLIC_MODULES = ["shortcodes", "markdown", "jinja", "render", "imageinfo", "usage", "api"]
+PUBLIC_MODULES = [
+    "language.shortcodes",
+    "markdown",
+    "jinja",
+    "media.render",
+    "media.imageinfo",
+    "usage.manifest",
+    "client.api",
+]
+# The import paths the README and docs promise users; they outlive any reorganisation.
+DOCUMENTED_PATHS = [
+    ("mediashortcodes.markdown", "shortcodes_plugin"),
+    ("mediashortcodes.jinja", "MediaShortcodesExtension"),
+    ("mediashortcodes.cli", "main"),
+]
 
 
 def test_every_public_name_resolves() -> None:
@@ -41,3 +55,9 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
         assert "no_such_name" in str(exc)
     else:
         raise AssertionError("expected AttributeError")
+
+
+def test_every_documented_public_path_imports() -> None:
+    for module_name, name in DOCUMENTED_PATHS:
+        module = importlib.import_module(module_name)
+        assert callable(getattr(module, name)), f"{module_name}.{name}"

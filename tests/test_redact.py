@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mediashortcodes.redact import (
+from mediashortcodes.client.redact import (
     RedactingFilter,
     install_log_redaction,
     redact,

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from mediashortcodes import render
 from mediashortcodes.config import Config, ServiceConfig, SiteConfig, VideoConfig
 from mediashortcodes.errors import ConfigError, Problem
+from mediashortcodes.language.shortcodes import Location, Shortcode, parse
+from mediashortcodes.media import render
+from mediashortcodes.media.render import EmbedError, Renderer, RenderError, ResolvedImage
 from mediashortcodes.records import File, FileType
-from mediashortcodes.render import EmbedError, Renderer, RenderError, ResolvedImage
-from mediashortcodes.shortcodes import Location, Shortcode, parse
 
 PLAYER = "https://player.example.com"
 STATIC = "https://static.example.com"

@@ -15,12 +15,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from mediashortcodes import render
 from mediashortcodes.config import VideoConfig
 from mediashortcodes.errors import ConfigError
+from mediashortcodes.language.shortcodes import Location, Shortcode
+from mediashortcodes.media import render
+from mediashortcodes.media.render import EmbedError, Renderer, RenderError, ResolvedImage
 from mediashortcodes.records import File, FileType
-from mediashortcodes.render import EmbedError, Renderer, RenderError, ResolvedImage
-from mediashortcodes.shortcodes import Location, Shortcode
 
 # Two players: one plain, one whose URL needs escaping in an attribute.
 PLAYERS = ("https://player.example.com", "https://player.example.com/p?a=1&b=2")

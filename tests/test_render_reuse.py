@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mediashortcodes.config import VideoConfig
-from mediashortcodes.render import Renderer
-from mediashortcodes.shortcodes import Location, Shortcode
+from mediashortcodes.language.shortcodes import Location, Shortcode
+from mediashortcodes.media.render import Renderer
 
 
 def shortcode(name: str, *options: tuple[str, str]) -> Shortcode:

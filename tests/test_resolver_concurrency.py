@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from mediashortcodes.cache import MediaCache
 from mediashortcodes.config import Config
-from mediashortcodes.resolver import Failure, Resolver
-from mediashortcodes.shortcodes import parse
+from mediashortcodes.language.shortcodes import parse
+from mediashortcodes.media.cache import MediaCache
+from mediashortcodes.media.resolver import Failure, Resolver
 
 
 class WaitingCatalog:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from mediashortcodes.client.service import open_service
 from mediashortcodes.config import (
     ENV_BASE_URL,
     ENV_CLIENT_ID,
@@ -13,7 +14,6 @@ from mediashortcodes.config import (
     Config,
 )
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.service import open_service
 
 URLS = {
     "base_url": "https://api.example.com",

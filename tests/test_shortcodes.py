@@ -9,10 +9,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
-from mediashortcodes import shortcodes
 from mediashortcodes.errors import Problem
-from mediashortcodes.records import Crop
-from mediashortcodes.shortcodes import (
+from mediashortcodes.language import shortcodes
+from mediashortcodes.language.shortcodes import (
     CROP_KEYS,
     Location,
     ParseResult,
@@ -21,6 +20,7 @@ from mediashortcodes.shortcodes import (
     format_shortcode,
     parse,
 )
+from mediashortcodes.records import Crop
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = read_fixture_file(FIXTURES / "shortcodes_parse.md")

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from mediashortcodes.client.tokens import AsyncTokenManager, TokenManager
 from mediashortcodes.records import Token
-from mediashortcodes.tokens import AsyncTokenManager, TokenManager
 
 
 class Issuer:

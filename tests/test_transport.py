@@ -12,7 +12,7 @@ import httpcore
 import httpx
 import pytest
 
-from mediashortcodes.transport import (
+from mediashortcodes.client.transport import (
     LaneTransport,
     SocketCachingBackend,
     SocketCachingStream,

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..errors import MediaShortcodesError, NotFoundError, ServiceError
-from ..render import RenderError
+from ..media.render import RenderError
 from .backend import PREVIEW_SIZES, PickerBackend
 from .guard import SecretGuard
 from .i18n import html_lang, messages

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from ..errors import NotFoundError
-from ..imageinfo import probe
+from ..media.imageinfo import probe
 from ..records import File, Folder, Format
 from .selection import SelectionError, shortcode_for
 from .tree import folder_tree

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
-from ..api import Client, sync_client_from_config
+from ..client.api import Client, sync_client_from_config
 from ..config import Config, Credentials
+from ..language.shortcodes import Shortcode, parse
+from ..media.render import Renderer
 from ..records import File
-from ..render import Renderer
-from ..shortcodes import Shortcode, parse
 from .backend import EmbedRenderer, PickerBackend
 from .guard import client_secrets, warn_about_short_secrets
 from .selection import SelectionError

@@ -12,8 +12,8 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
+from ..client.redact import redact, redact_url
 from ..errors import ConfigError
-from ..redact import redact, redact_url
 from .app import MAX_BODY, PickerApp, Request, Response, error_response
 from .backend import PickerBackend
 from .guard import SecretGuard, SecretSource

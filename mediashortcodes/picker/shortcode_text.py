@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..media.resolver import format_id_for, names_a_format
 from ..records import Crop, Format
-from ..resolver import format_id_for, names_a_format
 
 _BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
 CLOSE = "%>"  # ends a shortcode wherever it appears, even inside quotes

@@ -35,14 +35,14 @@ from django.test.client import RequestFactory
 from django.utils.html import escape
 from wagtail.models import Page, Site
 
-from ..cli import exit_code_for, message_for
+from ..cli.base import exit_code_for, message_for
 from ..errors import OUTAGES, ContentError, MediaShortcodesError
-from ..live import LiveRenderer
-from ..resolver import Failure, ImageOutcome, Resolution
-from ..shortcodes import Shortcode
-from ..site import DeferredRenderer, with_markers_replaced
-from ..template_problems import pages_named, shown_with_any_stop
-from ..usage import MANIFEST_NAME, Manifest
+from ..language.shortcodes import Shortcode
+from ..media.live import LiveRenderer
+from ..media.resolver import Failure, ImageOutcome, Resolution
+from ..site.builder import DeferredRenderer, with_markers_replaced
+from ..site.template_problems import pages_named, shown_with_any_stop
+from ..usage.manifest import MANIFEST_NAME, Manifest
 from .rendering import rendering_with
 from .settings import IntegrationSettings, read_settings
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ..live import LiveRenderer
-from ..shortcodes import ShortcodeRenderer
+from ..language.shortcodes import ShortcodeRenderer
+from ..media.live import LiveRenderer
 from .settings import read_settings
 
 __all__ = ["current_renderer", "install", "live_renderer", "rendering_with", "reset"]

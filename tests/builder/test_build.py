@@ -11,7 +11,7 @@ import pytest
 
 from mediashortcodes import config as config_mod
 from mediashortcodes.errors import ContentError
-from mediashortcodes.site import BuildOptions, build_site
+from mediashortcodes.site.builder import BuildOptions, build_site
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mediashortcodes import config as config_mod
-from mediashortcodes.site import build_site
+from mediashortcodes.site.builder import build_site
 
 PAGE = (
     "---\ntitle: Twice\n---\n\n<% media_image 101 thumb %>\n\nText.\n\n"

@@ -27,7 +27,7 @@ def test_build_prints_a_one_line_summary(make_site) -> None:
 
 
 def test_the_summary_counts_in_words_a_reader_expects() -> None:
-    from mediashortcodes.site import BuildResult
+    from mediashortcodes.site.builder import BuildResult
 
     result = BuildResult(pages=1, images=2, videos=1, downloads=0, cache_hits=1, requests=1)
     assert result.summary() == (

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from mediashortcodes import config
 from mediashortcodes.cli import cli
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.site import BuildOptions, SiteBuilder
+from mediashortcodes.site.builder import BuildOptions, SiteBuilder
 
 from .conftest import small_site
 

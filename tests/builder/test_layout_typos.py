@@ -176,7 +176,7 @@ def test_a_name_the_line_does_not_show_is_told_as_well_as_can_be() -> None:
     variable the value belongs to, else Jinja's words; with no recorder, silence."""
     import jinja2
 
-    from mediashortcodes.layout_undefined import PrintedUndefined, UndefinedPrints
+    from mediashortcodes.site.layout_undefined import PrintedUndefined, UndefinedPrints
 
     loader = jinja2.DictLoader({"t.html": "{{ page\n.titel }}{{ site['q'] }}{{ other.nope }}"})
     environment = jinja2.Environment(loader=loader, undefined=PrintedUndefined, autoescape=True)

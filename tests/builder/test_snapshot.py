@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mediashortcodes import config as config_mod
-from mediashortcodes.site import BuildOptions, build_site
+from mediashortcodes.site.builder import BuildOptions, build_site
 
 
 @pytest.fixture

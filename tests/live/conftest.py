@@ -12,8 +12,8 @@ import pytest
 from conftest import API, CREDENTIALS, FakeService
 
 from mediashortcodes.config import Config, Credentials, from_mapping
-from mediashortcodes.live import LiveRenderer, Publication
-from mediashortcodes.shortcodes import Shortcode, parse
+from mediashortcodes.language.shortcodes import Shortcode, parse
+from mediashortcodes.media.live import LiveRenderer, Publication
 
 PLAYER = "https://player.example.com"
 

@@ -15,15 +15,15 @@ import httpx
 import pytest
 from conftest import API, CREDENTIALS, FakeClock, FakeService
 
-from mediashortcodes.cache import MediaCache, namespace_for
+from mediashortcodes.client.outage import OutageBreaker
 from mediashortcodes.config import Config, Credentials
 from mediashortcodes.errors import (
     AuthenticationError,
     ServerError,
     ServiceUnreachableError,
 )
-from mediashortcodes.live import LiveRenderer
-from mediashortcodes.outage import OutageBreaker
+from mediashortcodes.media.cache import MediaCache, namespace_for
+from mediashortcodes.media.live import LiveRenderer
 
 from .conftest import Make, shortcode
 

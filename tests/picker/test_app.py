@@ -7,6 +7,7 @@ import json
 import pytest
 
 from mediashortcodes.config import Credentials
+from mediashortcodes.media.render import EmbedError
 from mediashortcodes.picker.app import PickerApp, Request, Response
 from mediashortcodes.picker.backend import PickerBackend
 from mediashortcodes.picker.guard import (
@@ -16,7 +17,6 @@ from mediashortcodes.picker.guard import (
     warn_about_short_secrets,
 )
 from mediashortcodes.records import File
-from mediashortcodes.render import EmbedError
 
 from .fake_service import ACCESS_TOKEN, CREDENTIALS, FakeService, file_json
 

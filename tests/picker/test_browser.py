@@ -14,13 +14,13 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Response as BrowserResponse
 
-from mediashortcodes.api import Client, sync_client_from_config
+from mediashortcodes.client.api import Client, sync_client_from_config
 from mediashortcodes.config import Config, load
+from mediashortcodes.language.shortcodes import parse
 from mediashortcodes.picker.launch import running_picker
 from mediashortcodes.picker.server import PickerServer
 from mediashortcodes.sandbox import Sandbox
-from mediashortcodes.shortcodes import parse
-from mediashortcodes.site import build_site
+from mediashortcodes.site.builder import build_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from mediashortcodes import cli_pick
 from mediashortcodes.cli import cli
+from mediashortcodes.cli import pick as cli_pick
 
 
 @pytest.fixture

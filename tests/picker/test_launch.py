@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from mediashortcodes.config import Config, ServiceConfig, VideoConfig
+from mediashortcodes.media.render import Renderer
 from mediashortcodes.picker.launch import embed_csp, video_embed_renderer
 from mediashortcodes.picker.selection import SelectionError
 from mediashortcodes.records import File, FileType
-from mediashortcodes.render import Renderer
 
 VIDEO = File(id=20, name="Intro", media_id="abc123", type=FileType(type="video"))
 RENDERER = Renderer(

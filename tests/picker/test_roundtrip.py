@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mediashortcodes.language.shortcodes import parse
+from mediashortcodes.media.resolver import format_id_for
 from mediashortcodes.picker.selection import shortcode_for
 from mediashortcodes.picker.shortcode_text import CLOSE, OPEN
 from mediashortcodes.records import Crop, File, FileType, Format
-from mediashortcodes.resolver import format_id_for
-from mediashortcodes.shortcodes import parse
 
 IMAGE = File(id=10, alttext="A tall tree", type=FileType(type="image"))
 VIDEO = File(id=20, media_id="m20", type=FileType(type="video"))

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mediashortcodes import config as config_mod
 from mediashortcodes.errors import ConfigError, ContentError
-from mediashortcodes.site import BuildOptions, SiteBuilder
+from mediashortcodes.site.builder import BuildOptions, SiteBuilder
 
 from .harness import EXAMPLE_SITE, snapshot
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from mediashortcodes.usage import MANIFEST_NAME
+from mediashortcodes.usage.manifest import MANIFEST_NAME
 
 from .harness import Site, snapshot
 

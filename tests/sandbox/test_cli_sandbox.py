@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
-from mediashortcodes.cli_sandbox import banner, pages_table, usages_table
+from mediashortcodes.cli.sandbox import banner, pages_table, usages_table
 
 from .conftest import token_params
 

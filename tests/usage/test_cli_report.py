@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
-from mediashortcodes.usage import Manifest
+from mediashortcodes.usage.manifest import Manifest
 
 SITE = "https://s.org"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mediashortcodes.usage import Manifest, PageChange, PageUsage, diff
+from mediashortcodes.usage.manifest import Manifest, PageChange, PageUsage, diff
 
 SITE = "https://s.org"
 

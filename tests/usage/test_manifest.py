@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.usage import Manifest, PageUsage, page_url
+from mediashortcodes.usage.manifest import Manifest, PageUsage, page_url
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mediashortcodes.cli import cli
-from mediashortcodes.usage import Manifest
+from mediashortcodes.usage.manifest import Manifest
 
 SITE = "https://www.example.org"
 USAGES = "/1/files/multiple/usages"

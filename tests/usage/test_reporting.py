@@ -21,14 +21,14 @@ from mediashortcodes.errors import (
     ServiceUnreachableError,
 )
 from mediashortcodes.records import Usage
-from mediashortcodes.reporting import (
+from mediashortcodes.usage.manifest import Manifest, PageUsage
+from mediashortcodes.usage.reporting import (
     ReportResult,
     UsageRequest,
     load_previous,
     report_usage,
     usage_warnings,
 )
-from mediashortcodes.usage import Manifest, PageUsage
 
 SITE = "https://s.org"
 TODAY = dt.date(2024, 5, 17)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import httpx
 
-from mediashortcodes import api
+from mediashortcodes.client import api
 from mediashortcodes.config import Config, Credentials, ServiceConfig, UsageConfig
-from mediashortcodes.reporting import report_usage
-from mediashortcodes.usage import Manifest
+from mediashortcodes.usage.manifest import Manifest
+from mediashortcodes.usage.reporting import report_usage
 
 SITE = "https://s.org"
 ACCESS_TOKEN = "the-access-token"

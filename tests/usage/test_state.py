@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.usage import Manifest, PageUsage
-from mediashortcodes.usage_state import UsageState
+from mediashortcodes.usage.manifest import Manifest, PageUsage
+from mediashortcodes.usage.state import UsageState
 
 SITE = "https://s.org"
 

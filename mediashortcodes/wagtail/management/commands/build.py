@@ -28,10 +28,10 @@ from django.conf import settings as django_settings
 from django.core.management.base import CommandError
 from fsspec.implementations.local import LocalFileSystem
 
-from ....cli import exit_code_for
+from ....cli.base import exit_code_for
 from ....errors import MediaShortcodesError
-from ....outputdir import remove_leftovers
-from ....site import swap_into_place
+from ....site.builder import swap_into_place
+from ....site.outputdir import remove_leftovers
 from ...export import STAGED
 
 

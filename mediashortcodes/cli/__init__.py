@@ -1,0 +1,16 @@
+"""The ``mediashortcodes`` command line: the group and its error handling live in
+:mod:`.base`; each command family in its own module registers on that group. Importing this
+package assembles them, so nothing below imports it back.
+"""
+
+from __future__ import annotations
+
+from . import build, pick, report, sandbox, service  # noqa: F401  (they register on `cli`)
+from .base import cli, run
+
+
+def main() -> None:
+    run(cli)
+
+
+__all__ = ["cli", "main"]

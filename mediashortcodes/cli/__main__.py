@@ -1,0 +1,5 @@
+"""``python -m mediashortcodes.cli``, as the console script."""
+
+from . import main
+
+main()

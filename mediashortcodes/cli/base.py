@@ -1,0 +1,125 @@
+"""The ``mediashortcodes`` command line.
+
+Domain errors become exit codes only here: 1 content/report problems, 2 usage or config
+errors, 3 the service could not be reached or refused the credentials; 130 and 143 after
+Ctrl-C and SIGTERM, as a shell reports them.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from ..errors import (
+    CacheMissError,
+    ConfigError,
+    ContentError,
+    MediaShortcodesError,
+    ServiceError,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_PROBLEMS = 1
+EXIT_CONFIG = 2
+EXIT_SERVICE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI job cancelled, ``docker stop``): unwinds like Ctrl-C, so a build removes
+    its staging folder and keeps the previous output, and a report's state stays whole."""
+
+
+class CommandError(click.ClickException):
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def exit_code_for(exc: MediaShortcodesError) -> int:
+    if isinstance(exc, ConfigError):
+        return EXIT_CONFIG
+    if isinstance(exc, ServiceError):
+        return EXIT_SERVICE
+    if isinstance(exc, (ContentError, CacheMissError)):
+        return EXIT_PROBLEMS
+    return EXIT_PROBLEMS
+
+
+def message_for(exc: MediaShortcodesError) -> str:
+    """The error's message, then the content's problems already found when it stopped a build
+    (the service down, a credential missing): fixed in the same round, not one outage later."""
+    message = str(exc)
+    if exc.content_problems:
+        listed = "\n".join(str(p) for p in exc.content_problems)
+        count = len(exc.content_problems)
+        message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
+    return message
+
+
+def handle_errors(func: F) -> F:
+    """Turn the package's errors into ClickExceptions with the contract's exit codes."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MediaShortcodesError as exc:
+            raise CommandError(message_for(exc), exit_code_for(exc)) from None
+        except Terminated:
+            raise CommandError("terminated", EXIT_TERMINATED) from None
+        except KeyboardInterrupt:
+            raise CommandError("interrupted", EXIT_INTERRUPTED) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+EPILOG = """\b
+Start with: mediashortcodes build SITE
+Credentials come from the environment: MEDIASHORTCODES_CLIENT_ID,
+            MEDIASHORTCODES_CLIENT_SECRET, MEDIASHORTCODES_REFRESH_TOKEN.
+Exit codes: 0 success; 1 the content or a report has problems (each listed);
+            2 usage or configuration error; 3 the service could not be reached
+            or refused the credentials; 130 Ctrl-C; 143 SIGTERM."""
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``, as click's own option prints it; the version is looked up only here."""
+    if not value or ctx.resilient_parsing:
+        return
+    from .. import __version__
+
+    click.echo(f"mediashortcodes, version {__version__}")
+    ctx.exit()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
+def cli() -> None:
+    """Use images and videos from the Media Asset Service in static and Jinja sites."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def run(group: click.Group) -> None:
+    """Run the assembled command line: SIGTERM unwinds like Ctrl-C (exit 143)."""
+    signal.signal(signal.SIGTERM, _terminate)
+    group.main(prog_name="mediashortcodes")

@@ -1,0 +1,161 @@
+"""CLI: build, check and cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import config as config_mod
+from ..config import Config
+from ..errors import ConfigError
+from ..media.cache import MediaCache, namespace_for
+from ..site.builder import BuildOptions, BuildResult, SiteBuilder, counted, is_interactive
+from .base import cli, handle_errors
+
+SITE = click.argument("site", required=False, default=".", type=click.Path(file_okay=False))
+
+
+def load_site(site: str) -> config_mod.Config:
+    """The site's config; a folder with neither a config file nor content is no site at all."""
+    config = config_mod.load(site)
+    if not Path(config.source).exists() and not config.path(config.site.content).is_dir():
+        shown = "the current directory" if site == "." else site
+        raise ConfigError(
+            f"{shown} is not a site: it has no {config_mod.CONFIG_NAME} and no "
+            f"{config.site.content}/ folder; pass the site's folder as SITE, or create them "
+            "(see the README's 'A site of your own')"
+        )
+    return config
+
+
+def _echo_outcome(result: BuildResult) -> None:
+    for warning in result.warnings:
+        click.echo(warning, err=True)
+    for problem in result.problems:  # only with --keep-going: listed, not fatal
+        click.echo(f"{problem} (placeholder rendered)", err=True)
+
+
+def _run(builder: SiteBuilder) -> BuildResult:
+    if not is_interactive():
+        return builder.build()
+    with click.progressbar(
+        length=1, label="resolving media", file=click.get_text_stream("stderr"), show_pos=True
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = max(total, 1)
+            bar.update(done - bar.pos)
+
+        builder.progress = progress
+        return builder.build()
+
+
+@cli.command()
+@SITE
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the site here instead of [site] output.",
+)
+@click.option("--report", is_flag=True, help="Report usage to the service after the build.")
+@click.option("--offline", is_flag=True, help="Build from the cache alone; fail on a miss.")
+@click.option("--refresh", is_flag=True, help="Re-read metadata from the service now.")
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="Render a visible placeholder for a failed file instead of failing.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 256),
+    metavar="N",
+    help="Requests at a time (default: [build] jobs, 16).",
+)
+@handle_errors
+def build(
+    site: str,
+    output: Path | None,
+    report: bool,
+    offline: bool,
+    refresh: bool,
+    keep_going: bool,
+    jobs: int | None,
+) -> None:
+    """Build the site in SITE (default: the current directory)."""
+    config = load_site(site)
+    options = BuildOptions(
+        output=output,
+        offline=offline,
+        refresh=refresh,
+        jobs=jobs,
+        keep_going=keep_going or config.build.on_missing == "placeholder",
+    )
+    result = _run(SiteBuilder(config, options))
+    _echo_outcome(result)
+    click.echo(f"built {result.summary()}", err=True)
+    if report:
+        from .report import run_report
+
+        run_report(config, manifest=result.manifest)
+
+
+@cli.command(short_help="Verify every shortcode against the service; write nothing.")
+@SITE
+@click.option("--offline", is_flag=True, help="Check the shortcode syntax only, no service.")
+@handle_errors
+def check(site: str, offline: bool) -> None:
+    """Verify every shortcode of SITE against the service, without writing anything."""
+    config = load_site(site)
+    options = BuildOptions(check_only=True, syntax_only=offline)
+    result = SiteBuilder(config, options).build()
+    for warning in result.warnings:
+        click.echo(warning, err=True)
+    what = "syntax" if offline else "shortcodes"
+    click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, no problems")
+
+
+@cli.group()
+def cache() -> None:
+    """Inspect or clear the disk cache."""
+
+
+def _service_config(site: str) -> Config:
+    config = config_mod.load(site)
+    config_mod.require_service_urls(config)  # the cache is the service's: no URL, no cache
+    return config
+
+
+def _cache_of(config: Config) -> MediaCache:
+    service = config.service
+    return MediaCache(
+        config.cache_dir,
+        namespace_for(service.base_url, service.sandbox),
+        ttl=config.cache.metadata_ttl,
+    )
+
+
+@cache.command("info")
+@SITE
+@handle_errors
+def cache_info(site: str) -> None:
+    """Show where the cache is and what it holds."""
+    config = _service_config(site)
+    media_cache = _cache_of(config)
+    try:
+        info = media_cache.info()
+    finally:
+        media_cache.close()
+    click.echo(f"service: {config.service.identity}")  # the folder is named by a hash of it
+    for key, value in info.items():
+        click.echo(f"{key.replace('_', ' ')}: {value}")
+
+
+@cache.command("clear")
+@SITE
+@handle_errors
+def cache_clear(site: str) -> None:
+    """Remove everything this site's service has in the cache."""
+    media_cache = _cache_of(_service_config(site))
+    media_cache.clear()
+    click.echo(f"cleared {media_cache.dir}")

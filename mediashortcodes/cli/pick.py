@@ -1,0 +1,60 @@
+"""``mediashortcodes pick``: the local picker page, with the credentials kept in this process."""
+
+from __future__ import annotations
+
+import threading
+import webbrowser
+from pathlib import Path
+
+import click
+
+from .. import config as config_module
+from ..picker.i18n import DEFAULT_LOCALE, LOCALES
+from .base import cli, handle_errors
+
+
+def wait_until_interrupted() -> None:
+    """Block until Ctrl-C (a test replaces this to visit the page and stop)."""
+    threading.Event().wait()
+
+
+@cli.command("pick", short_help="Browse files in a local page and copy their shortcodes.")
+@click.argument("site", required=False, type=click.Path(path_type=Path), default=Path("."))
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1; 0 picks a free one.",
+)
+@click.option("--no-browser", is_flag=True, help="Only print the address; do not open a browser.")
+@click.option(
+    "--locale",
+    type=click.Choice(LOCALES),
+    default=DEFAULT_LOCALE,
+    show_default=True,
+    help="Language of the page.",
+)
+@handle_errors
+def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
+    """Browse the service's files in a local page and copy their shortcodes.
+
+    The page talks only to this process, which holds the credentials; stop it with Ctrl-C.
+    """
+    # Imported here so that other commands do not pay for the picker's imports.
+    from ..client.service import open_service
+    from ..picker.launch import running_picker
+
+    config = config_module.load(site)
+    with (
+        open_service(config) as (served, credentials),
+        running_picker(served, credentials, port=port, locale=locale) as server,
+    ):
+        click.echo(f"Media picker running at {server.url}")
+        click.echo("Press Ctrl-C to stop.")
+        if not no_browser:
+            webbrowser.open(server.url)
+        try:
+            wait_until_interrupted()
+        except KeyboardInterrupt:
+            click.echo("Stopped.")

@@ -1,0 +1,114 @@
+"""``mediashortcodes report``: tell the service which pages use which files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .. import config as config_module
+from ..config import Config
+from ..usage.manifest import Manifest
+from ..usage.reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
+from .base import EXIT_PROBLEMS, cli, handle_errors
+
+
+def print_report(result: ReportResult) -> int:
+    """Print a report's outcome (with ``--dry-run`` every body) and return the exit code.
+
+    ``build --report`` uses this too, so both commands say the same thing.
+    """
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if result.dry_run:
+        for request in result.requests:
+            click.echo(f"POST {USAGES_PATH} {json.dumps(request.body, ensure_ascii=False)}")
+    click.echo(result.summary())
+    if result.failed:
+        click.echo("failed pages (run the report again to send them):", err=True)
+        for failure in result.failed:
+            click.echo(f"  {failure.url}: {failure.error}", err=True)
+        return EXIT_PROBLEMS
+    return 0
+
+
+def run_report(
+    config: Config,
+    *,
+    manifest: Manifest | None = None,
+    output: Path | None = None,
+    state_path: Path | None = None,
+    previous: str | None = None,
+    dry_run: bool = False,
+    send_all: bool = False,
+    jobs: int = 8,
+) -> None:
+    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too)."""
+    for warning in usage_warnings(config):
+        click.echo(f"warning: {warning}", err=True)
+    result = report_site(
+        config,
+        manifest=manifest,
+        output=output,
+        state_path=state_path,
+        previous=previous,
+        dry_run=dry_run,
+        send_all=send_all,
+        jobs=jobs,
+    )
+    code = print_report(result)
+    if code:
+        raise click.exceptions.Exit(code)
+
+
+@cli.command("report", short_help="Report which page uses which file to the service.")
+@click.argument("site", required=False, default=".", type=click.Path(path_type=Path))
+@click.option(
+    "--dry-run", is_flag=True, help="Print the requests it would send; send nothing, keep state."
+)
+@click.option("--all", "send_all", is_flag=True, help="Send every page's files again.")
+@click.option(
+    "--previous",
+    metavar="PATH_OR_URL",
+    help="Diff against this manifest (the live site's media-usage.json) instead of the state.",
+)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the build was written (default: [site] output, _site).",
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The last reported state (default: [usage] state, .mediashortcodes/usage-state.json).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Pages reported at the same time.",
+)
+@handle_errors
+def report(
+    site: Path,
+    dry_run: bool,
+    send_all: bool,
+    previous: str | None,
+    output: Path | None,
+    state_path: Path | None,
+    jobs: int,
+) -> None:
+    """Report which files each page of the built SITE uses, and which it stopped using."""
+    run_report(
+        config_module.load(site),
+        output=output,
+        state_path=state_path,
+        previous=previous,
+        dry_run=dry_run,
+        send_all=send_all,
+        jobs=jobs,
+    )

@@ -1,0 +1,217 @@
+"""The service commands: folders, files, search, formats and download.
+
+They read ``mediashortcodes.toml`` from ``--site`` and the credentials from the environment
+(or run the sandbox when the config says so), print a readable table or ``--json``, and
+exit 2 on a config problem and 3 when the service cannot be reached or refuses us.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import config as config_module
+from ..client.api import Client, sync_client_from_config
+from ..client.service import open_service
+from ..config import Config
+from ..errors import InvalidResponseError, NotFoundError
+from ..media import imageinfo
+from ..records import Crop
+from .base import EXIT_CONFIG, CommandError, cli, handle_errors
+from .listing import files_text, folders_text, formats_text, to_json
+
+CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")
+REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
+
+site_option = click.option(
+    "--site",
+    default=".",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="The site folder that holds mediashortcodes.toml (or the file itself).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+@contextmanager
+def unknown_id_is_a_usage_error() -> Iterator[None]:
+    """A FOLDER_ID or FILE_ID the service does not show is a wrong argument: exit 2, not 3.
+
+    Exit 3 is for a service that cannot be reached or refuses the credentials.
+    """
+    try:
+        yield
+    except NotFoundError as exc:
+        raise CommandError(str(exc), EXIT_CONFIG) from None
+
+
+@contextmanager
+def connected(site: Path) -> Iterator[tuple[Config, Client]]:
+    """Load the config, open the service (the sandbox if configured) and a client on it."""
+    config = config_module.load(site)
+    with ExitStack() as stack:
+        served, credentials = stack.enter_context(open_service(config))
+        client = stack.enter_context(sync_client_from_config(served, credentials))
+        yield served, client
+
+
+@cli.command()
+@site_option
+@json_option
+@handle_errors
+def folders(site: Path, as_json: bool) -> None:
+    """List the folders this integration may see, as a tree."""
+    with connected(site) as (_, client):
+        found = client.folders()
+    click.echo(to_json(found) if as_json else folders_text(found))
+
+
+@cli.command()
+@click.argument("folder_id", type=int)
+@site_option
+@json_option
+@handle_errors
+def files(folder_id: int, site: Path, as_json: bool) -> None:
+    """List the files of folder FOLDER_ID."""
+    with connected(site) as (_, client), unknown_id_is_a_usage_error():
+        found = client.files(folder_id)
+    click.echo(to_json(found) if as_json else files_text(found))
+
+
+@cli.command()
+@click.argument("query")
+@site_option
+@json_option
+@handle_errors
+def search(query: str, site: Path, as_json: bool) -> None:
+    """Search files by a text QUERY."""
+    if not query.strip():
+        raise click.BadParameter("give a non-empty text to search for", param_hint="QUERY")
+    with connected(site) as (_, client):
+        found = client.search(query)
+    click.echo(to_json(found) if as_json else files_text(found))
+
+
+@cli.command()
+@site_option
+@json_option
+@handle_errors
+def formats(site: Path, as_json: bool) -> None:
+    """List the predefined formats (ids and names usable as FORMAT)."""
+    with connected(site) as (_, client):
+        found = client.formats()
+    click.echo(to_json(found) if as_json else formats_text(found))
+
+
+def crop_from_options(options: dict[str, Any], stretch: bool) -> Crop | None:
+    """A Crop when any crop option is given; every required one must be then."""
+    given = {k: v for k, v in options.items() if v is not None}
+    if not given and not stretch:
+        return None
+    missing = [f"--{k}" for k in REQUIRED_CROP_KEYS if k not in given]
+    if missing:
+        raise click.UsageError(
+            "a custom crop needs --w, --h, --x1, --x2, --y1 and --y2; missing: "
+            + ", ".join(missing)
+        )
+    return Crop(stretch=stretch, **given)
+
+
+def format_from_spec(spec: str | None, client: Client) -> int:
+    """FORMAT as an id: original/0, a format id, or a format name looked up on the service."""
+    from ..media.resolver import format_id_for, names_a_format
+
+    if spec is None:
+        return 0
+    known = client.formats() if names_a_format(spec) else None
+    found = format_id_for(spec, known)
+    if isinstance(found, str):
+        raise click.BadParameter(found, param_hint="FORMAT")
+    if found < 0:
+        raise click.BadParameter(
+            "use the crop options (--w --h --x1 --x2 --y1 --y2) for a custom format",
+            param_hint="FORMAT",
+        )
+    return found
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` so that ``path`` never holds a partial file."""
+    # Not mkstemp: its 0600 mode would survive the rename; "xb" honours the umask.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(tmp, "xb") as out:
+                out.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CommandError(
+            f"cannot write {path}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG
+        ) from None
+
+
+@cli.command(short_help="Save one file: the original, a FORMAT or a custom crop.")
+@click.argument("file_id", type=int)
+@click.argument("format_spec", metavar="[FORMAT]", required=False)
+@click.option("--w", type=int, help="Width of the output (custom crop).")
+@click.option("--h", type=int, help="Height of the output (custom crop).")
+@click.option("--sw", type=int, help="Width of the surface the crop is scaled against.")
+@click.option("--sh", type=int, help="Height of the surface the crop is scaled against.")
+@click.option("--x1", type=int, help="Left edge of the crop.")
+@click.option("--x2", type=int, help="Right edge of the crop.")
+@click.option("--y1", type=int, help="Top edge of the crop.")
+@click.option("--y2", type=int, help="Bottom edge of the crop.")
+@click.option("--stretch", is_flag=True, help="Stretch the image to the given format.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="File to write, or an existing folder to write <id>-<format>.<ext> into.",
+)
+@site_option
+@handle_errors
+def download(
+    file_id: int,
+    format_spec: str | None,
+    stretch: bool,
+    output: Path,
+    site: Path,
+    **crop_options: int | None,
+) -> None:
+    """Download file FILE_ID: the original, a FORMAT (id or name), or a custom crop."""
+    crop = crop_from_options(crop_options, stretch)
+    if crop is not None and format_spec is not None and format_spec.strip() != "-1":
+        raise click.UsageError("give either FORMAT or the crop options, not both")
+    with connected(site) as (served, client):
+        format_id = -1 if crop is not None else format_from_spec(format_spec, client)
+        with unknown_id_is_a_usage_error():
+            infos = client.download_info(file_id, format_id, crop)
+        if not infos:
+            raise InvalidResponseError(
+                f"the service sent no download information for file {file_id}; "
+                "try another format, or tell the service operator"
+            )
+        info = infos[0]
+        data = client.download(info.download_url, max_bytes=served.images.max_bytes)
+    # The build's check: an expired link's HTML page or a cut or padded body must not be saved.
+    try:
+        image = imageinfo.verify(data, info.filetype)
+    except imageinfo.ImageError as exc:
+        raise imageinfo.ImageError(f"file {file_id}: {exc}; nothing was written") from None
+    if output.is_dir():
+        label = "crop" if crop else re.sub(r"[^A-Za-z0-9_.-]+", "-", info.format or str(format_id))
+        output = output / f"{file_id}-{label}.{info.filetype or image.extension}"
+    write_atomically(output, data)
+    click.echo(f"wrote {output} ({len(data)} bytes, format {info.format or format_id})")

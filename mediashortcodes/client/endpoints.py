@@ -1,0 +1,238 @@
+"""The service's seven endpoints as data: what to send and how to read the answer (pure).
+
+Both clients in :mod:`mediashortcodes.api` send these calls; keeping the methods, paths,
+query parameters, answer parsing and status-to-error mapping here means the sync and the
+async client cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN, Credentials
+from ..errors import (
+    AuthenticationError,
+    InvalidResponseError,
+    NotFoundError,
+    ServiceError,
+)
+from ..records import FILE_FIELDS, Crop, DownloadInfo, File, Folder, Format, Token, Usage
+from .redact import redact, redact_urls_in
+
+CREDENTIAL_VARIABLES = f"{ENV_CLIENT_ID}, {ENV_CLIENT_SECRET} and {ENV_REFRESH_TOKEN}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request to the API. ``endpoint`` names its counter in ``RequestStats``."""
+
+    endpoint: str
+    method: str
+    path: str
+    params: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # may hold secrets
+    body: Any = None
+    subject: str = ""  # "file 12" / "folder 3": what a 404 is about
+    authorized: bool = True
+
+    @property
+    def what(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+# The token call as messages may show it: its credentials stay out.
+TOKEN_CALL_WITHOUT_CREDENTIALS = Call("token", "GET", "/1/oauth2/token", authorized=False)
+
+
+def token_call(credentials: Credentials) -> Call:
+    return Call(
+        "token",
+        "GET",
+        "/1/oauth2/token",
+        params=(
+            ("grant_type", "refresh_token"),
+            ("client_id", credentials.client_id),
+            ("client_secret", credentials.client_secret),
+            ("refresh_token", credentials.refresh_token),
+        ),
+        authorized=False,
+    )
+
+
+def folders_call() -> Call:
+    return Call("folders", "GET", "/1/foldertree", params=(("fields", "all"),))
+
+
+def files_call(folder_id: int) -> Call:
+    return Call(
+        "files",
+        "GET",
+        f"/1/folder/{_int(folder_id, 'folder id')}/files",
+        params=(("fields", FILE_FIELDS), ("type", "any"), ("processed", "true")),
+        subject=f"folder {folder_id}",
+    )
+
+
+def search_call(query: str) -> Call:
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("search needs a non-empty text query")
+    return Call(
+        "search", "GET", "/1/search/file", params=(("query", query), ("fields", FILE_FIELDS))
+    )
+
+
+def download_info_call(file_id: int, format: int, crop: Crop | None = None) -> Call:
+    file_id = _int(file_id, "file id")
+    format = _int(format, "format")
+    if crop is not None and format != -1:
+        raise ValueError(f"a crop needs format -1, got format {format}")
+    if crop is None and format == -1:
+        raise ValueError("format -1 (custom crop) needs a Crop with w, h, x1, x2, y1 and y2")
+    if format < -1:
+        raise ValueError(f"format must be 0 (original), a format id or -1, got {format}")
+    params = tuple((k, str(v)) for k, v in crop.to_params().items()) if crop else ()
+    return Call(
+        "download_info",
+        "GET",
+        f"/1/file/{file_id}/download/{format}",
+        params=params,
+        subject=f"file {file_id}",
+    )
+
+
+def formats_call() -> Call:
+    return Call("formats", "GET", "/1/format")
+
+
+def usage_call(usage: Usage, *, removed_as_bool: bool = False) -> Call:
+    return Call(
+        "usage",
+        "POST",
+        "/1/files/multiple/usages",
+        body=usage.to_api(removed_as_bool=removed_as_bool),
+    )
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+# Reading answers --------------------------------------------------------------------------
+
+
+def read_json(call: Call, response: httpx.Response) -> Any:
+    ctype = response.headers.get("content-type", "")
+    if "json" not in ctype.lower():
+        raise InvalidResponseError(
+            f"{call.what} answered with content type {ctype or 'none'!r} instead of JSON; "
+            "check that [service] base_url points at the API",
+            status=response.status_code,
+        )
+    try:
+        return response.json()
+    except ValueError:
+        raise InvalidResponseError(
+            f"{call.what} answered with invalid JSON; try again, and tell the service "
+            "operator if it persists",
+            status=response.status_code,
+        ) from None
+
+
+def _records(data: Any, what: str, make: Callable[[Any], Any]) -> list[Any]:
+    if not isinstance(data, list):
+        raise InvalidResponseError(f"expected a JSON array of {what}, got {type(data).__name__}")
+    try:
+        return [make(item) for item in data]
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise InvalidResponseError(f"unreadable {what} in the answer: {exc}") from None
+
+
+def parse_token(data: Any) -> Token:
+    try:
+        token = Token.from_api(data)
+    except (TypeError, ValueError, AttributeError):
+        raise InvalidResponseError("the token response has no usable expires_in") from None
+    if token.expires_in <= 0:
+        raise InvalidResponseError("the token response has a non-positive expires_in")
+    return token
+
+
+def parse_folders(data: Any) -> list[Folder]:
+    return _records(data, "folders", Folder.from_api)
+
+
+def parse_files(data: Any) -> list[File]:
+    return _records(data, "files", File.from_api)
+
+
+def parse_download_info(data: Any) -> list[DownloadInfo]:
+    return _records(data, "download information", DownloadInfo.from_api)
+
+
+def parse_formats(data: Any) -> list[Format]:
+    return _records(data, "formats", Format.from_api)
+
+
+# Errors -----------------------------------------------------------------------------------
+
+
+def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
+    try:
+        text = response.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):
+        return ""
+    text = " ".join(text.split())[:200]
+    return redact(redact_urls_in(text), secrets)
+
+
+def token_error(response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+    status = response.status_code
+    if status in (400, 401, 403):
+        return AuthenticationError(
+            f"the service refused the credentials (HTTP {status}); check "
+            f"{CREDENTIAL_VARIABLES}, or ask the service operator for new ones",
+            status=status,
+        )
+    return status_error(TOKEN_CALL_WITHOUT_CREDENTIALS, response, secrets)
+
+
+def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+    """The error for a final, unsuccessful answer to ``call``."""
+    status = response.status_code
+    if status == 401:
+        return AuthenticationError(
+            f"the service refused the access token for {call.what} even after fetching a "
+            f"fresh one (HTTP 401); check that {CREDENTIAL_VARIABLES} belong to this service "
+            f"and that {ENV_BASE_URL} or [service] base_url points at it",
+            status=status,
+        )
+    if status in (403, 404) and call.subject:
+        return NotFoundError(
+            f"{call.subject} does not exist or is not visible to this integration; "
+            "check the id or ask the service operator for access",
+            status=status,
+        )
+    if status == 403:
+        return AuthenticationError(
+            f"the service refused {call.what} (HTTP 403): this integration lacks access; "
+            "ask the service operator",
+            status=status,
+        )
+    if status == 404:
+        return NotFoundError(
+            f"{call.what} was not found (HTTP 404); check that [service] base_url or "
+            f"{ENV_BASE_URL} is the API root (paths are <base_url>/1/...)",
+            status=status,
+        )
+    detail = _snippet(response, secrets)
+    return ServiceError(
+        f"the service answered HTTP {status} to {call.what}"
+        + (f": {detail}" if detail else "")
+        + "; check the request's values, and tell the service operator if they look right",
+        status=status,
+    )

@@ -1,0 +1,61 @@
+"""Where the service is and who we are to it, for one command or one build.
+
+With ``[service] sandbox = true`` the local sandbox runs for the duration of the ``with``
+block and its URLs and demo credentials are used; otherwise the URLs come from the config
+(or the environment) and the credentials from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..config import Config, Credentials, credentials_from_env, require_service_urls
+from ..errors import ConfigError
+
+
+@contextmanager
+def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
+    """Yield ``(config with the service URLs filled in, credentials)``.
+
+    Nothing is contacted here: the client makes the first request when it is used.
+    """
+    if not config.service.sandbox:
+        require_service_urls(config)
+        yield config, credentials_from_env()
+        return
+    try:
+        from ..sandbox import Sandbox
+    except ImportError as exc:
+        raise ConfigError(
+            f"[service] sandbox = true needs the sandbox extra ({exc.name} is missing): "
+            "pip install 'mediashortcodes[sandbox]'"
+        ) from None
+    with Sandbox() as sandbox:
+        served = config.with_service(
+            base_url=sandbox.base_url,
+            player_url=sandbox.player_url,
+            static_url=sandbox.static_url,
+            download_url=sandbox.download_url,
+        )
+        yield served, sandbox.credentials
+
+
+# Where `mediashortcodes sandbox` serves its player and static files at its default ports.
+SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"
+
+
+def embed_urls(config: Config) -> tuple[str, str]:
+    """The (player_url, static_url) that go into published pages.
+
+    An embedded sandbox lives only as long as one build, on ports that change every run;
+    pages built against it point at the standalone sandbox's fixed address instead, so
+    builds are reproducible and the players work while `mediashortcodes sandbox` runs.
+    Either may be empty when the config has none: a renderer then refuses a video with
+    a message naming the setting (a builder checks before anything is fetched, see
+    :func:`~mediashortcodes.config.require_embed_urls`).
+    """
+    service = config.service
+    if service.sandbox:
+        return service.player_url or SANDBOX_MEDIA_URL, service.static_url or SANDBOX_MEDIA_URL
+    return service.player_url, service.static_url

@@ -1,0 +1,132 @@
+"""Image variants: download information -> download -> verify -> store -> publish.
+
+A download link expires (300 s in the spec), so each download follows its download
+information at once; a link that has expired anyway is asked for again, once.
+Published names are built here, never taken from the service as they are: a slug of the
+file name, the id, the variant and a content hash, so a name changes when the bytes do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import unicodedata
+from collections.abc import Awaitable, Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import CacheMissError, InvalidResponseError, NotFoundError, ServiceError
+from ..records import Crop, File
+from . import imageinfo
+from .cache import MediaCache, Stored
+
+if TYPE_CHECKING:
+    from ..client.api import AsyncClient
+
+Connect = Callable[[], Awaitable["AsyncClient"]]
+
+EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp"}
+
+
+def variant_label(format_id: int, crop: Crop | None) -> str:
+    if crop is not None:
+        return "crop-" + hashlib.sha256(crop.key().encode()).hexdigest()[:8]
+    return "original" if format_id == 0 else f"format-{format_id}"
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """A lower-case ASCII name part: letters, digits and single hyphens only."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-")
+
+
+# Thousands of variants share a few formats and crops.
+_label = lru_cache(maxsize=4096)(variant_label)
+
+
+# A file's variants share its name's stem: worked out once per name, not per variant.
+@lru_cache(maxsize=4096)
+def _stem(filename: str) -> str:
+    return slug(Path(filename).stem) or "file"
+
+
+def published_name(file: File, format_id: int, crop: Crop | None, stored: Stored) -> str:
+    stem = _stem(file.filename or file.name)
+    label = _label(format_id, crop)
+    return f"{stem}-{file.id}-{label}-{stored.sha256[:10]}.{stored.ext}"
+
+
+class Assets:
+    def __init__(
+        self, cache: MediaCache, connect: Connect, *, max_bytes: int, offline: bool = False
+    ) -> None:
+        self.cache = cache
+        self.connect = connect
+        self.max_bytes = max_bytes
+        self.offline = offline
+        self.downloads = 0
+        self.hits = 0
+
+    def cached(self, file: File, format_id: int, crop: Crop | None) -> Stored | None:
+        key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
+        return self.cache.get_variant(key)
+
+    async def variant(self, file: File, format_id: int, crop: Crop | None) -> Stored:
+        key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
+        stored = self.cache.get_variant(key)
+        if stored is not None:
+            self.hits += 1
+            return stored
+        if self.offline:
+            raise CacheMissError(
+                f"file {file.id} ({variant_label(format_id, crop)}) is not in the cache; "
+                "build once without --offline"
+            )
+        data, info = await self._fetch(file, format_id, crop)
+        probe = imageinfo.probe(data)
+        if not imageinfo.matches(probe, info.filetype or probe.kind):
+            raise InvalidResponseError(
+                f"file {file.id}: the service announced a {info.filetype} file but sent "
+                f"{probe.kind}; the download was not used"
+            )
+        self.downloads += 1
+        return self.cache.put_variant(
+            key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height
+        )
+
+    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> tuple[bytes, object]:
+        client = await self.connect()
+        for attempt in (1, 2):
+            infos = await client.download_info(file.id, format_id, crop)
+            if not infos:
+                raise InvalidResponseError(f"file {file.id}: the service sent no download link")
+            info = infos[0]
+            try:
+                return await client.download(info.download_url, max_bytes=self.max_bytes), info
+            except (NotFoundError, ServiceError) as exc:
+                # An expired link answers 403, 404 or 410: ask for a fresh one, once.
+                if attempt == 2 or exc.status not in (403, 404, 410):
+                    raise
+        raise AssertionError("unreachable")
+
+
+def publish(cache: MediaCache, stored: Stored, target: Path) -> None:
+    """Put a stored blob at `target` (a hard link when the file system allows it).
+
+    One system call in the common case: a site publishes hundreds of files per build.
+    """
+    source = cache.blob_file(stored)
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        return
+    except FileNotFoundError:
+        if target.parent.is_dir():
+            raise  # the blob itself is gone
+        target.parent.mkdir(parents=True, exist_ok=True)
+        publish(cache, stored, target)
+    except OSError:  # no hard links here (another device, a file system without them)
+        shutil.copyfile(source, target)

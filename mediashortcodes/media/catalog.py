@@ -1,0 +1,149 @@
+"""File id -> File metadata.
+
+The service has no single-file endpoint, so metadata comes from folder listings. The
+catalog lists only as much as it needs: first the folders where the cache says an id
+lived, then the other visible folders in parallel, stopping as soon as every id is found.
+Every listing is remembered whole, so one listing answers for all files of its folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
+
+from ..errors import NotFoundError, RateLimitedError, ServerError, ServiceUnreachableError
+from ..records import File, Format
+from .cache import MediaCache
+
+if TYPE_CHECKING:
+    from ..client.api import AsyncClient
+
+log = logging.getLogger("mediashortcodes")
+
+Connect = Callable[[], Awaitable["AsyncClient"]]
+# Failures after which an older cached copy is better than no build at all.
+OUTAGES = (ServiceUnreachableError, ServerError, RateLimitedError)
+
+
+class Catalog:
+    def __init__(
+        self,
+        cache: MediaCache,
+        connect: Connect,
+        *,
+        jobs: int = 16,
+        refresh: bool = False,
+        offline: bool = False,
+        warn: Callable[[str], None] = log.warning,
+    ) -> None:
+        self.cache = cache
+        self.connect = connect
+        self.jobs = max(1, jobs)
+        self.refresh = refresh
+        self.offline = offline
+        self.warn = warn
+
+    def _usable(self, stale: bool) -> bool:
+        return self.offline or not (stale or self.refresh)
+
+    async def files(self, ids: Iterable[int]) -> dict[int, File]:
+        """Metadata for the ids the integration can see; ids it cannot see are left out."""
+        found: dict[int, File] = {}
+        fallback: dict[int, File] = {}
+        need: set[int] = set()
+        for file_id in sorted(set(ids)):
+            cached = self.cache.get_file(file_id)
+            if cached is not None and self._usable(cached.stale):
+                found[file_id] = cached.value
+            else:
+                need.add(file_id)
+                if cached is not None:
+                    fallback[file_id] = cached.value
+        if not need or self.offline:
+            return found
+        try:
+            found.update(await self._look_up(need))
+        except OUTAGES as exc:
+            if need - fallback.keys():
+                raise
+            self.warn(
+                f"the service is unavailable ({exc}); using cached metadata for "
+                f"{len(fallback)} file(s)"
+            )
+            found.update(fallback)
+        return found
+
+    async def _look_up(self, need: set[int]) -> dict[int, File]:
+        client = await self.connect()
+        found: dict[int, File] = {}
+        listed: set[int] = set()
+
+        async def list_folder(folder_id: int) -> None:
+            listed.add(folder_id)
+            try:
+                files = await client.files(folder_id)
+            except NotFoundError:
+                return  # the folder went away or is no longer visible
+            self.cache.put_folder_files(folder_id, files)
+            found.update((f.id, f) for f in files if f.id in need)
+
+        known = {loc for i in need if (loc := self.cache.get_location(i)) is not None}
+        await self._run_until_found(known, list_folder, need, found)
+        if need - found.keys():
+            folders = await self._folder_ids(client)
+            rest = [f for f in folders if f not in listed]
+            await self._run_until_found(rest, list_folder, need, found)
+        return found
+
+    async def _run_until_found(
+        self,
+        folder_ids: Iterable[int],
+        list_folder: Callable[[int], Awaitable[None]],
+        need: set[int],
+        found: dict[int, File],
+    ) -> None:
+        """List folders, at most `jobs` at a time, until every needed id is found."""
+        queue = list(folder_ids)
+        running: set[asyncio.Task[None]] = set()
+        try:
+            while (queue or running) and need - found.keys():
+                while queue and len(running) < self.jobs:
+                    running.add(asyncio.create_task(list_folder(queue.pop(0))))
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                # Read every finished task's outcome before raising the first failure, so
+                # none is left with an exception nobody retrieved.
+                errors = [exc for task in done if (exc := task.exception()) is not None]
+                if errors:
+                    raise errors[0]
+        finally:
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+
+    async def _folder_ids(self, client: AsyncClient) -> list[int]:
+        cached = self.cache.get_folders()
+        if cached is not None and not cached.stale and not self.refresh:
+            return [f.id for f in cached.value]
+        folders = await client.folders()
+        self.cache.put_folders(folders)
+        return [f.id for f in folders]
+
+    async def formats(self) -> list[Format]:
+        cached = self.cache.get_formats()
+        if cached is not None and self._usable(cached.stale):
+            return cached.value
+        if self.offline:
+            return []
+        try:
+            client = await self.connect()
+            formats = await client.formats()
+        except OUTAGES as exc:
+            if cached is None:
+                raise
+            self.warn(f"the service is unavailable ({exc}); using the cached format list")
+            return cached.value
+        self.cache.put_formats(formats)
+        return formats

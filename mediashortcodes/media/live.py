@@ -1,0 +1,321 @@
+"""Resolve shortcodes while a page renders: live Django/Wagtail requests and previews.
+
+A build knows every shortcode before it fetches anything (``site.py``); a live request
+does not, so each shortcode is resolved when the template reaches it, through the same
+``Resolver`` and disk cache as a build: a warm cache answers with no network call at all.
+
+Resolution runs on one event loop in a thread this renderer owns. Callers stay
+synchronous, a caller inside a running loop (an async view) is not disturbed, and the
+service client, with its access token, lives from one request to the next.
+
+A service that is down must not hold every view for a retry sequence per shortcode: after
+an outage the renderer leaves the service alone for a cool-down (``outage.py``), for the
+rest of the page and for the pages after it, and answers from the cache's copies, older
+ones included, or with placeholders.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from markupsafe import Markup
+
+from ..client.outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, OutageCooldownError
+from ..client.service import embed_urls
+from ..config import Config
+from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError, place
+from ..language.shortcodes import Shortcode
+from .assets import publish
+from .cache import MediaCache, namespace_for
+from .render import Renderer, ResolvedImage
+from .resolver import (
+    Failure,
+    ImageOutcome,
+    Outcome,
+    Resolution,
+    Resolver,
+    VideoOutcome,
+    lazy_client,
+)
+
+if TYPE_CHECKING:
+    from ..client.api import AsyncClient
+
+__all__ = ["ON_MISSING", "LiveRenderer", "Publication"]
+
+log = logging.getLogger("mediashortcodes")
+
+T = TypeVar("T")
+Connect = Callable[[], Awaitable["AsyncClient"]]
+# Opens the service lazily for as long as the renderer lives (``resolver.lazy_client``).
+Connector = Callable[[], contextlib.AbstractAsyncContextManager[Connect]]
+
+ON_MISSING = ("placeholder", "fail")
+
+
+@dataclass(frozen=True)
+class Publication:
+    """Where published image files go and the URL prefix that serves them."""
+
+    directory: Path
+    url_prefix: str  # ends with "/"
+
+    @classmethod
+    def under(cls, root: Path, url: str, media_dir: str) -> Publication:
+        """``<root>/<media_dir>/`` served at ``<url>/<media_dir>/`` (e.g. MEDIA_ROOT, MEDIA_URL)."""
+        sub = media_dir.strip("/")
+        if not sub or ".." in sub.split("/"):
+            raise ConfigError(
+                f"[site] media_dir must be a folder name such as media, got {media_dir!r}"
+            )
+        return cls(Path(root) / sub, f"{url.rstrip('/')}/{sub}/")
+
+
+class _LoopThread:
+    """An event loop running in a daemon thread; coroutines are submitted to it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="mediashortcodes-live", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        if threading.current_thread() is self.thread:
+            coroutine.close()
+            raise RuntimeError("LiveRenderer cannot be called from its own resolution thread")
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+class LiveRenderer:
+    """A ``ShortcodeRenderer`` that resolves each shortcode when it is rendered.
+
+    ``on_missing="placeholder"`` (previews, runserver) turns a file that cannot be shown,
+    or a service that does not answer, into a visible placeholder and a logged warning;
+    ``"fail"`` (static export) raises instead. Bad configuration raises in both modes.
+
+    After an outage (unreachable, 5xx or 429 after retries, refused credentials) the service
+    is not asked again for ``outage_cooldown`` seconds of ``clock``; then the next render
+    asks again, while concurrent ones keep the cool-down until it has the answer.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        publication: Publication,
+        *,
+        on_missing: str = "placeholder",
+        renderer: Renderer | None = None,
+        cache: MediaCache | None = None,
+        connector: Connector | None = None,
+        outage_cooldown: float = DEFAULT_COOLDOWN,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if on_missing not in ON_MISSING:
+            raise ConfigError(f"on_missing must be placeholder or fail, got {on_missing!r}")
+        self.config = config
+        self.publication = publication
+        self.on_missing = on_missing
+        self.renderer = renderer or _renderer(config)
+        self.cache = cache or MediaCache(
+            config.cache_dir,
+            namespace_for(config.service.base_url, config.service.sandbox),
+            ttl=config.cache.metadata_ttl,
+        )
+        self._connector = connector or (lambda: lazy_client(config))
+        self._lock = threading.Lock()
+        self._loop: _LoopThread | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._connect: Connect | None = None
+        self._connect_lock: asyncio.Lock | None = None
+        self._warned: set[str] = set()
+        self._breaker = OutageBreaker(outage_cooldown, clock)  # close() keeps it
+
+    # -- the ShortcodeRenderer protocol -----------------------------------------------------
+
+    def render(self, shortcode: Shortcode) -> Markup:
+        """Resolve one shortcode now, publish its image, and return its HTML."""
+        try:
+            resolution = self.resolve([shortcode])
+        except ServiceError as exc:
+            if self.on_missing == "fail":
+                raise
+            return self._missing(shortcode, f"file {shortcode.file_id}: {exc}")
+        outcome = resolution.outcomes.get(shortcode)
+        if isinstance(outcome, ImageOutcome):
+            self.publish(outcome)
+        return self.html(shortcode, outcome)
+
+    def problem(self, problem: Problem) -> Markup:
+        """A malformed shortcode: a visible note in preview, an error in an export."""
+        if self.on_missing == "fail":
+            raise ContentError([problem])
+        self._warn(str(problem))
+        return Markup(
+            '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
+            "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
+            'background:#fff4f4;font:.875em/1.4 monospace">{message}</span>'
+        ).format(loc=place(problem.path, problem.line, problem.col), message=problem.message)
+
+    # -- the parts, also used by a batch (the Wagtail export) ---------------------------------
+
+    def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
+        """Resolve shortcodes together, concurrently, through the cache; GDPR warnings and
+        stale-metadata notices are logged."""
+        codes = list(dict.fromkeys(shortcodes))
+        resolution = self._thread().run(self._resolve(codes))
+        for sc, message in resolution.warnings:
+            self._warn("{}:{}:{}: warning: {}".format(*_where(sc), message))
+        return resolution
+
+    def html(self, shortcode: Shortcode, outcome: Outcome | None) -> Markup:
+        """The HTML of a resolved shortcode; the image's src points into the publication."""
+        try:
+            if isinstance(outcome, ImageOutcome):
+                src = self.publication.url_prefix + outcome.name
+                image = ResolvedImage(
+                    outcome.file, src, outcome.stored.width, outcome.stored.height
+                )
+                return self.renderer.image(shortcode, image)
+            if isinstance(outcome, VideoOutcome):
+                return self.renderer.video(shortcode, outcome.file)
+        except ValueError as exc:  # RenderError: a bad option, an unsafe mediaId
+            return self._missing(shortcode, str(getattr(exc, "message", exc)))
+        if isinstance(outcome, Failure):
+            return self._missing(shortcode, outcome.message, outcome.cause)
+        return self._missing(shortcode, "not resolved")
+
+    def publish(self, outcome: ImageOutcome) -> Path:
+        """Put the image into the publication directory (once; a hard link when possible)."""
+        target = self.publication.directory / outcome.name
+        publish(self.cache, outcome.stored, target)
+        return target
+
+    def close(self) -> None:
+        """Close the service client (and a sandbox it started), the loop and the cache."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+            stack, self._stack = self._stack, None
+            self._connect = self._connect_lock = None  # both belong to the closed loop
+        if loop is not None:
+            if stack is not None:
+                loop.run(stack.aclose())
+            loop.stop()
+        self.cache.close()
+
+    def __enter__(self) -> LiveRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _thread(self) -> _LoopThread:
+        with self._lock:
+            if self._loop is None:
+                self._loop = _LoopThread()
+            return self._loop
+
+    async def _resolve(self, codes: list[Shortcode]) -> Resolution:
+        owner = object()  # this resolution, for the breaker
+
+        async def connect() -> AsyncClient:
+            if (error := self._breaker.blocked(owner)) is not None:
+                raise error
+            client = await self._lazy_connect()
+            return cast("AsyncClient", GuardedClient(client, self._breaker, owner))
+
+        try:
+            return await self._resolve_with(codes, connect)
+        except OUTAGES as exc:
+            if self.on_missing == "fail" or isinstance(exc, OutageCooldownError):
+                raise
+            return await self._from_cache(codes, exc)
+        finally:
+            self._breaker.release(owner)
+
+    async def _from_cache(self, codes: list[Shortcode], outage: ServiceError) -> Resolution:
+        """Resolve again without asking the service; ``outage`` if even that fails.
+
+        The catalog falls back to older cached metadata itself when the service cannot be
+        reached, but not when it refuses the credentials: a live page would rather show
+        those copies than placeholders.
+        """
+
+        async def cache_only() -> AsyncClient:
+            raise OutageCooldownError(outage)
+
+        try:
+            return await self._resolve_with(codes, cache_only)
+        except OUTAGES:
+            raise outage from None
+
+    async def _resolve_with(
+        self, codes: list[Shortcode], connect: Callable[[], Awaitable[AsyncClient]]
+    ) -> Resolution:
+        resolver = Resolver(self.config, self.cache, connect, jobs=self.config.build.jobs)
+        try:
+            return await resolver.resolve(codes)
+        finally:
+            for message in resolver.warn_messages:
+                self._warn(message)
+
+    async def _lazy_connect(self) -> AsyncClient:
+        # Only the loop thread runs this; the asyncio lock orders requests that overlap.
+        if self._connect_lock is None:
+            self._connect_lock = asyncio.Lock()
+        async with self._connect_lock:
+            if self._connect is None:
+                stack = contextlib.AsyncExitStack()
+                self._connect = await stack.enter_async_context(self._connector())
+                self._stack = stack
+        return await self._connect()
+
+    def _warn(self, message: str) -> None:
+        """Log a warning once per renderer: a live site renders the same page again and again."""
+        with self._lock:
+            if message in self._warned:
+                return
+            self._warned.add(message)
+        log.warning("%s", message)
+
+    def _missing(
+        self, shortcode: Shortcode, message: str, cause: BaseException | None = None
+    ) -> Markup:
+        if self.on_missing == "fail":
+            if isinstance(cause, OUTAGES):  # the service's fault, not the content's: exit 3
+                raise cause
+            raise ContentError([Problem(*_where(shortcode), message)])
+        self._warn("{}:{}:{}: {}".format(*_where(shortcode), message))
+        return self.renderer.placeholder(shortcode, message)
+
+
+def _where(shortcode: Shortcode) -> tuple[str, int, int]:
+    loc = shortcode.location
+    return loc.path, loc.line, loc.col
+
+
+def _renderer(config: Config) -> Renderer:
+    player_url, static_url = embed_urls(config)
+    templates = config.path(config.site.templates)
+    return Renderer(
+        config.video,
+        player_url=player_url,
+        static_url=static_url,
+        site_templates=templates if templates.is_dir() else None,
+    )

@@ -1,0 +1,440 @@
+"""HTML for resolved shortcodes: images, figures, both video embeds and placeholders.
+
+Pure: the caller has already resolved the file (and published the image); this module only
+turns that into markup through Jinja templates that a site can override by name. The bundled
+image, figure and iframe templates, which a site renders thousands of times, are rendered by
+equivalent Python unless the site overrides them; Jinja is only set up when a template needs it.
+Every value from the service or the author is untrusted: templates (and their Python twins)
+escape, script values pass through ``tojson``, and a mediaId must match a strict pattern before
+it reaches a URL or a script.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from jinja2 import meta
+from markupsafe import Markup, escape
+
+from .. import records
+from ..client.redact import redact_urls_in
+from ..config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
+from ..errors import ConfigError, MediaShortcodesError, Problem
+
+if TYPE_CHECKING:
+    from ..language.shortcodes import Location, Shortcode
+
+__all__ = [
+    "TEMPLATE_NAMES",
+    "EmbedError",
+    "RenderError",
+    "Renderer",
+    "ResolvedImage",
+    "default_templates_dir",
+    "element_id",
+]
+
+IMAGE_TEMPLATE = "media_image.html"
+FIGURE_TEMPLATE = "media_figure.html"
+IFRAME_TEMPLATE = "media_video_iframe.html"
+SCRIPT_TEMPLATE = "media_video_script.html"
+PLACEHOLDER_TEMPLATE = "media_placeholder.html"
+TEMPLATE_NAMES = (
+    IMAGE_TEMPLATE,
+    FIGURE_TEMPLATE,
+    IFRAME_TEMPLATE,
+    SCRIPT_TEMPLATE,
+    PLACEHOLDER_TEMPLATE,
+)
+
+MEDIA_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+LANGUAGE = re.compile(r"[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*")
+JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+ASSET_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*")
+SERVICE_URL = re.compile(r"https?://[^\s\"'<>\\`]+")
+# Words that cannot name a JavaScript class, so a typo in the config fails here, not in a browser.
+# fmt: off
+_JS_RESERVED = frozenset({
+    "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default",
+    "delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function",
+    "if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null",
+    "package", "private", "protected", "public", "return", "static", "super", "switch", "this",
+    "throw", "true", "try", "typeof", "undefined", "var", "void", "while", "with", "yield",
+})
+# fmt: on
+LOADING = ("lazy", "eager")
+EMBEDS = ("iframe", "script")
+_PLACEHOLDER_MESSAGE_LIMIT = 500
+
+
+class RenderError(MediaShortcodesError, ValueError):
+    """A shortcode cannot be rendered; the builder reports it at the shortcode's location."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def problem(self) -> Problem:
+        """This error as a content problem at the shortcode's place in the source."""
+        loc = self.location
+        if loc is None:
+            return Problem("<unknown>", 0, 0, self.message)
+        return Problem(loc.path, loc.line, loc.col, self.message)
+
+
+class EmbedError(RenderError):
+    """A video cannot be embedded: no mediaId, an unsafe one, or a bad embed option."""
+
+
+@dataclass(frozen=True)
+class ResolvedImage:
+    """An image variant published into the site, with the size of its real pixels."""
+
+    file: records.File
+    src: str  # URL of the published file, e.g. "/media/12-original-3fa9c1d2e4.jpg"
+    width: int
+    height: int
+
+
+def default_templates_dir() -> Path:
+    """The bundled templates: inside the package in a wheel, beside it in a source tree."""
+    package = Path(__file__).resolve().parent.parent  # mediashortcodes/
+    for candidate in (package / "templates", package.parent / "templates"):
+        if (candidate / IMAGE_TEMPLATE).is_file():
+            return candidate
+    raise ConfigError(
+        f"the default templates are missing (looked in {package / 'templates'} and "
+        f"{package.parent / 'templates'}); reinstall mediashortcodes"
+    )
+
+
+def element_id(shortcode: Shortcode) -> str:
+    """A page element id that is the same on every build of the same source."""
+    loc = shortcode.location
+    digest = hashlib.sha256(f"{loc.path}:{loc.line}:{loc.col}".encode()).hexdigest()[:8]
+    return f"mediashortcodes-video-{shortcode.file_id}-{digest}"
+
+
+class Renderer:
+    """Renders resolved shortcodes with the site's templates first, then the defaults.
+
+    The Jinja environment is made on first need: a site that overrides no template and has no
+    script embed or placeholder renders without compiling or parsing any template.
+    """
+
+    def __init__(
+        self,
+        video: VideoConfig,
+        *,
+        player_url: str,
+        static_url: str,
+        site_templates: Path | None = None,
+        auto_reload: bool = True,
+    ) -> None:
+        """``auto_reload``: Jinja re-checks a template's file before each rendering (a live
+        preview wants edits; a build, whose templates do not change, does not)."""
+        self.video_config = _checked_video_config(video)
+        self.player_url = _checked_url(player_url, "player_url")
+        self.static_url = _checked_url(static_url, "static_url")
+        self.site_templates = site_templates
+        self.auto_reload = auto_reload
+        self._default_templates = default_templates_dir()  # a broken install fails here, as ever
+        self._overridden: dict[str, bool] = {}
+        self._seeing: dict[str, bool] = {}
+
+    @cached_property
+    def environment(self) -> jinja2.Environment:
+        """The site's templates first, then the defaults; made when a template is first needed."""
+        loaders: list[jinja2.BaseLoader] = []
+        if self.site_templates is not None:
+            loaders.append(jinja2.FileSystemLoader(self.site_templates))
+        loaders.append(jinja2.FileSystemLoader(self._default_templates))
+        return jinja2.Environment(
+            loader=jinja2.ChoiceLoader(loaders),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=False,
+            auto_reload=self.auto_reload,
+        )
+
+    @classmethod
+    def from_config(cls, config: Config) -> Renderer:
+        """A renderer for a site: its [video] settings, service URLs and templates folder."""
+        templates = config.path(config.site.templates)
+        return cls(
+            config.video,
+            player_url=config.service.player_url,
+            static_url=config.service.static_url,
+            site_templates=templates if templates.is_dir() else None,
+        )
+
+    def render(self, shortcode: Shortcode, resolved: ResolvedImage | records.File) -> Markup:
+        """Dispatch on what the resolver produced: a published image or a video's file."""
+        if isinstance(resolved, ResolvedImage):
+            return self.image(shortcode, resolved)
+        return self.video(shortcode, resolved)
+
+    def image(self, shortcode: Shortcode, image: ResolvedImage) -> Markup:
+        """``<img>`` with the real pixel size, or a ``<figure>`` when there is a caption."""
+        loading = shortcode.option("loading") or "lazy"
+        if loading not in LOADING:
+            raise RenderError(f"loading must be lazy or eager, not {loading!r}", shortcode.location)
+        alt = shortcode.option("alt")
+        caption = shortcode.option("caption") or None
+        css_class = shortcode.option("class") or None
+        context: dict[str, Any] = {
+            "shortcode": shortcode,
+            "file": image.file,
+            "src": image.src,
+            "alt": image.file.alttext if alt is None else alt,
+            "width": image.width,
+            "height": image.height,
+            "loading": loading,
+            "title": shortcode.option("title") or None,
+            "css_class": None if caption else css_class,
+            "caption": caption,
+        }
+        img = self._render(IMAGE_TEMPLATE, context)
+        if caption is None:
+            return img
+        return self._render(FIGURE_TEMPLATE, {**context, "css_class": css_class, "img": img})
+
+    def video(self, shortcode: Shortcode, file: records.File) -> Markup:
+        """The iframe or script embed of a video; refuses a missing or unsafe mediaId."""
+        media_id = _checked_media_id(shortcode, file)
+        embed = self._embed(shortcode)
+        if embed not in EMBEDS:
+            raise EmbedError(f"embed must be iframe or script, not {embed!r}", shortcode.location)
+        language = shortcode.option("lang") or self.video_config.language
+        if not LANGUAGE.fullmatch(language):
+            raise EmbedError(
+                f"lang must be a language code such as sv or en-GB, not {language!r}",
+                shortcode.location,
+            )
+        context: dict[str, Any] = {
+            "shortcode": shortcode,
+            "file": file,
+            "media_id": media_id,
+            "title": shortcode.option("title") or file.name or file.filename or f"Video {file.id}",
+            "language": language,
+        }
+        if embed == "iframe":
+            context["src"] = f"{self._require('player_url')}/ovp/11/{media_id}"
+            return self._render(IFRAME_TEMPLATE, context)
+        static_url = self._require("static_url")
+        context.update(
+            element_id=element_id(shortcode),
+            player_class=self.video_config.player_class,
+            script_url=f"{static_url}/js/{self.video_config.player_script}",
+            stylesheet_url=f"{static_url}/css/{self.video_config.player_stylesheet}",
+        )
+        return self._render(SCRIPT_TEMPLATE, context)
+
+    def placeholder(self, shortcode: Shortcode, message: str) -> Markup:
+        """A visible stand-in for a shortcode that could not be resolved (on_missing)."""
+        text = redact_urls_in(message)
+        if len(text) > _PLACEHOLDER_MESSAGE_LIMIT:
+            text = text[: _PLACEHOLDER_MESSAGE_LIMIT - 1] + "…"
+        loc = shortcode.location
+        return self._render(
+            PLACEHOLDER_TEMPLATE,
+            {
+                "shortcode": shortcode,
+                "name": shortcode.name,
+                "file_id": shortcode.file_id,
+                "location": str(loc),
+                "message": text,
+            },
+        )
+
+    def _embed(self, shortcode: Shortcode) -> str:
+        """The video's embed: the shortcode's ``embed=``, else ``[video] embed``."""
+        return shortcode.option("embed") or self.video_config.embed
+
+    def element_id(self, shortcode: Shortcode) -> str | None:
+        """The page element id in this shortcode's HTML: a script embed's, else None.
+
+        A page that shows the same one twice (a partial included twice, a macro called twice
+        with the same video) has to number the copies: see ``site.with_markers_replaced``.
+        """
+        if shortcode.name == "media_video" and self._embed(shortcode) == "script":
+            return element_id(shortcode)
+        return None
+
+    def same_everywhere(self, shortcode: Shortcode) -> bool:
+        """Whether the HTML of this (resolved) shortcode is the same wherever it is written.
+
+        True unless its templates can see the shortcode itself (and so its location), include
+        other templates, or it is a script embed (its element id comes from the location).
+        A builder renders such a shortcode once and reuses the HTML for its other places.
+        """
+        if shortcode.name == "media_video":
+            embed = self._embed(shortcode)
+            names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
+        else:
+            names = (IMAGE_TEMPLATE, FIGURE_TEMPLATE)
+        return bool(names) and not any(self._sees_shortcode(name) for name in names)
+
+    def _sees_shortcode(self, name: str) -> bool:
+        if name in _BUNDLED and not self._overrides(name):
+            return False  # the bundled image, figure and iframe see no shortcode, include nothing
+        if name not in self._seeing:
+            try:
+                source, _, _ = self.environment.loader.get_source(  # type: ignore[union-attr]
+                    self.environment, name
+                )
+                ast = self.environment.parse(source)
+            except jinja2.TemplateError:
+                self._seeing[name] = True  # rendering will report it
+            else:
+                self._seeing[name] = "shortcode" in meta.find_undeclared_variables(ast) or any(
+                    True for _ in meta.find_referenced_templates(ast)
+                )
+        return self._seeing[name]
+
+    def _require(self, key: str) -> str:
+        value: str = getattr(self, key)
+        if not value:
+            raise ConfigError(
+                f"no service {key} to embed videos with: set [service] {key} in "
+                f"mediashortcodes.toml or the environment variable {_URL_VARIABLES[key]}"
+            )
+        return value
+
+    def _overrides(self, name: str) -> bool:
+        """Whether the site has its own template of this name.
+
+        Looked up when the name is first needed, as Jinja loads a template once; an override's
+        later edits still reach Jinja, which reloads it.
+        """
+        overridden = self._overridden.get(name)
+        if overridden is None:
+            site = self.site_templates
+            overridden = self._overridden[name] = site is not None and (site / name).is_file()
+        return overridden
+
+    def _render(self, name: str, context: dict[str, Any]) -> Markup:
+        bundled = _BUNDLED.get(name)
+        if bundled is not None and not self._overrides(name):
+            # Starts with "<" and ends with ">": the strip below would change nothing.
+            return Markup(bundled(**context))
+        try:
+            template = self.environment.get_template(name)
+            html = template.render(context)
+        except jinja2.TemplateSyntaxError as exc:
+            raise ConfigError(
+                f"template {exc.filename or name}, line {exc.lineno}: {exc.message}; fix it"
+            ) from None
+        except jinja2.TemplateError as exc:
+            raise ConfigError(f"template {name}: {exc}; fix the template") from None
+        return Markup(html.strip())
+
+
+# The bundled templates, rendered without Jinja: a site renders thousands, and each Jinja
+# rendering costs a context and a template lookup (the first also a compile). Each function
+# yields exactly what its template yields under autoescape (markupsafe.escape of every value,
+# Python truthiness for the ifs); a hypothesis test holds them to the templates.
+
+
+def _image_html(
+    *,
+    src: object,
+    alt: object,
+    width: object,
+    height: object,
+    loading: object,
+    css_class: object,
+    title: object,
+    **_: object,
+) -> str:
+    """media_image.html."""
+    html = (
+        f'<img src="{escape(src)}" alt="{escape(alt)}" width="{escape(width)}" '
+        f'height="{escape(height)}" loading="{escape(loading)}" decoding="async"'
+    )
+    if css_class:
+        html += f' class="{escape(css_class)}"'
+    if title:
+        html += f' title="{escape(title)}"'
+    return html + ">"
+
+
+def _figure_html(*, img: object, caption: object, css_class: object, **_: object) -> str:
+    """media_figure.html."""
+    attributes = f' class="{escape(css_class)}"' if css_class else ""
+    return f"<figure{attributes}>{escape(img)}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def _iframe_html(*, title: object, src: object, **_: object) -> str:
+    """media_video_iframe.html."""
+    return (
+        '<div style="position:relative;overflow:hidden;width:100%;padding-top:56.25%">'
+        f'<iframe title="{escape(title)}" src="{escape(src)}" frameborder="0" '
+        'allowfullscreen="true" allow="autoplay;encrypted-media;picture-in-picture" '
+        'style="position:absolute;top:0;left:0;bottom:0;right:0;width:100%;height:100%">'
+        "</iframe></div>"
+    )
+
+
+_BUNDLED: dict[str, Callable[..., str]] = {
+    IMAGE_TEMPLATE: _image_html,
+    FIGURE_TEMPLATE: _figure_html,
+    IFRAME_TEMPLATE: _iframe_html,
+}
+
+
+def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:
+    media_id = file.media_id
+    if media_id is None:
+        raise EmbedError(
+            f"file {file.id} is not a video (it has no mediaId); use media_image for images",
+            shortcode.location,
+        )
+    if not MEDIA_ID.fullmatch(media_id):
+        raise EmbedError(
+            f"file {file.id} has a mediaId the service should not send "
+            "(only letters, digits, - and _, at most 64); it was not embedded",
+            shortcode.location,
+        )
+    return media_id
+
+
+_URL_VARIABLES = {"player_url": ENV_PLAYER_URL, "static_url": ENV_STATIC_URL}
+
+
+def _checked_url(url: str, key: str) -> str:
+    url = url.strip().rstrip("/")
+    if url and not SERVICE_URL.fullmatch(url):
+        raise ConfigError(f"[service] {key} must be an http(s) URL, got {url!r}")
+    return url
+
+
+def _checked_video_config(video: VideoConfig) -> VideoConfig:
+    if video.embed not in EMBEDS:
+        raise ConfigError(f"[video] embed must be iframe or script, got {video.embed!r}")
+    if not LANGUAGE.fullmatch(video.language):
+        raise ConfigError(
+            f"[video] language must be a language code such as sv, got {video.language!r}"
+        )
+    if not JS_IDENTIFIER.fullmatch(video.player_class) or video.player_class in _JS_RESERVED:
+        raise ConfigError(
+            "[video] player_class must be the name of a JavaScript class such as MFPlayer, "
+            f"got {video.player_class!r}"
+        )
+    for key in ("player_script", "player_stylesheet"):
+        value = getattr(video, key)
+        if not ASSET_NAME.fullmatch(value) or ".." in value.split("/"):
+            raise ConfigError(
+                f"[video] {key} must be a file name under the static host, got {value!r}"
+            )
+    return video

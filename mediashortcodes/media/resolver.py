@@ -1,0 +1,336 @@
+"""Resolve every shortcode of a build against the cache and the service, concurrently.
+
+All references of all pages are known before anything is fetched; each distinct file
+and image variant is fetched once (work in flight is shared by key), at most `jobs`
+requests at a time. The client is opened only when the cache cannot answer, so a warm
+build makes no request at all, not even for a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ..config import Config
+from ..errors import MediaShortcodesError
+from ..language.shortcodes import Shortcode
+from ..records import Crop, File, Format
+from .assets import Assets, published_name
+from .cache import MediaCache, Stored
+from .catalog import Catalog
+
+if TYPE_CHECKING:
+    from ..client.api import AsyncClient
+
+log = logging.getLogger("mediashortcodes")
+
+IMAGE = "media_image"
+VIDEO = "media_video"
+
+
+@dataclass(frozen=True)
+class ImageOutcome:
+    file: File
+    stored: Stored
+    name: str  # the published file name under the media directory
+
+
+@dataclass(frozen=True)
+class VideoOutcome:
+    file: File
+
+
+@dataclass(frozen=True)
+class Verified:
+    """`check` mode: the file exists and fits the shortcode; nothing was downloaded."""
+
+    file: File
+
+
+@dataclass(frozen=True)
+class Failure:
+    message: str
+    # The service error behind it, if any: an outage fails the build with exit 3, not 1.
+    cause: MediaShortcodesError | None = None
+
+
+Outcome = ImageOutcome | VideoOutcome | Verified | Failure
+
+
+@dataclass
+class Resolution:
+    """The outcome of each place given to :meth:`Resolver.resolve`, in the same order."""
+
+    places: list[Shortcode] = field(default_factory=list)
+    results: list[Outcome] = field(default_factory=list)
+    warnings: list[tuple[Shortcode, str]] = field(default_factory=list)
+    downloads: int = 0
+    cache_hits: int = 0
+
+    @cached_property
+    def outcomes(self) -> dict[Shortcode, Outcome]:
+        """Each shortcode's outcome by the shortcode (the builder, with tens of thousands of
+        places, reads ``results`` in order instead of hashing each one)."""
+        return dict(self.pairs())
+
+    def pairs(self) -> Iterator[tuple[Shortcode, Outcome]]:
+        """Each place with its outcome, in order."""
+        return zip(self.places, self.results, strict=True)
+
+
+async def _none() -> None:
+    return None
+
+
+def meaning(sc: Shortcode) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]]:
+    """Everything of a shortcode that its resolution depends on: all but its location."""
+    return (sc.name, sc.file_id, sc.format, sc.options)
+
+
+def names_a_format(spec: str) -> bool:
+    """True when a FORMAT token is a format's name, which needs the service's format list."""
+    text = spec.strip()
+    return text.lower() != "original" and not text.lstrip("-").isdigit()
+
+
+def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
+    """The format id a FORMAT token names, or an error message."""
+    text = spec.strip()
+    if text.lower() == "original":
+        return 0
+    if text.lstrip("-").isdigit():
+        return int(text)
+    for fmt in formats or ():
+        if fmt.name.lower() == text.lower():
+            return fmt.id
+    names = ", ".join(sorted(f.name for f in formats)) or "none"
+    return f"unknown format {spec!r}; the service's formats are: original, {names}"
+
+
+class Resolver:
+    def __init__(
+        self,
+        config: Config,
+        cache: MediaCache,
+        connect: Callable[[], Awaitable[AsyncClient]],
+        *,
+        jobs: int,
+        refresh: bool = False,
+        offline: bool = False,
+        verify_only: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.jobs = max(1, jobs)
+        self.verify_only = verify_only
+        self.progress = progress or (lambda n: None)
+        self.warn_messages: list[str] = []
+        self.catalog = Catalog(
+            cache,
+            connect,
+            jobs=jobs,
+            refresh=refresh,
+            offline=offline,
+            warn=self.warn_messages.append,
+        )
+        self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
+
+    async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
+        codes = list(shortcodes)
+        results: list[Outcome | None] = [None] * len(codes)
+        result = Resolution(codes)
+        # Places that differ only in their location get the same answer: the work is done
+        # once per meaning, for the group of its places (a site repeats shortcodes). Places
+        # are grouped by their text first, whose hash is cached: the same text always means
+        # the same (parsing round-trips), and a site has far fewer texts than places.
+        by_text: dict[str, list[int]] = {}
+        for i, sc in enumerate(codes):
+            by_text.setdefault(sc.source, []).append(i)
+        groups: dict[tuple[object, ...], list[int]] = {}
+        for places in by_text.values():
+            groups.setdefault(meaning(codes[places[0]]), []).extend(places)
+        firsts = [codes[group[0]] for group in groups.values()]
+        needs_formats = any(
+            sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
+            for sc in firsts
+        )
+        # Side by side: cold, the format list costs no extra round trip; with the service
+        # down, the two retry sequences before the cache's older copies are used overlap.
+        files, formats = await asyncio.gather(
+            self.catalog.files(sc.file_id for sc in firsts),
+            self.catalog.formats() if needs_formats else _none(),
+        )
+
+        variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
+        cached: dict[tuple[int, int, Crop | None], Stored] = {}  # the warm path: no future
+        pending: list[tuple[list[int], File, int, Crop | None]] = []
+        for group, first in zip(groups.values(), firsts, strict=True):
+            file = files.get(first.file_id)
+            outcome = self._check(first, file, formats)
+            if file is not None and not isinstance(outcome, Failure):
+                outcome = self._gdpr(group, codes, file, result) or outcome
+            if isinstance(outcome, tuple):
+                file, format_id, crop = outcome
+                self._alt_text(group, codes, file, result)
+                pending.append((group, file, format_id, crop))
+            else:
+                for i in group:
+                    results[i] = outcome
+                if not isinstance(outcome, Failure):
+                    self.progress(len(group))
+        if result.warnings:  # in the order of the pages, not of the groups
+            order = {id(sc): i for i, sc in enumerate(codes)}
+            result.warnings.sort(key=lambda warning: order[id(warning[0])])
+
+        if not self.verify_only:
+            semaphore = asyncio.Semaphore(self.jobs)
+
+            async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
+                async with semaphore:
+                    return await self.assets.variant(file, format_id, crop)
+
+            for _group, file, format_id, crop in pending:
+                key = (file.id, format_id, crop)
+                if key not in variants and key not in cached:
+                    stored = self.assets.cached(file, format_id, crop)
+                    if stored is not None:  # warm path: no task, no client
+                        self.assets.hits += 1
+                        cached[key] = stored
+                    else:
+                        variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
+            await asyncio.gather(*variants.values(), return_exceptions=True)
+
+        images: dict[tuple[int, int, Crop | None], ImageOutcome] = {}
+        for group, file, format_id, crop in pending:
+            outcome: Outcome
+            if self.verify_only:
+                outcome = Verified(file)
+            else:
+                key = (file.id, format_id, crop)
+                fut = variants.get(key)
+                exc = None if fut is None else fut.exception()
+                if exc is None:
+                    image = images.get(key)
+                    if image is None:
+                        stored = cached[key] if fut is None else fut.result()
+                        name = published_name(file, format_id, crop, stored)
+                        image = images[key] = ImageOutcome(file, stored, name)
+                    outcome = image
+                    self.progress(len(group))
+                elif isinstance(exc, MediaShortcodesError):
+                    outcome = Failure(f"file {file.id}: {exc}", exc)
+                else:
+                    raise exc
+            for i in group:
+                results[i] = outcome
+        result.results = [Failure("not resolved") if o is None else o for o in results]
+        result.downloads = self.assets.downloads
+        result.cache_hits = self.assets.hits
+        return result
+
+    def _format_spec(self, sc: Shortcode) -> str:
+        return sc.format if sc.format is not None else self.config.images.default_format
+
+    def _check(
+        self, sc: Shortcode, file: File | None, formats: list[Format] | None
+    ) -> Outcome | tuple[File, int, Crop | None]:
+        if file is None:
+            hint = (
+                "it is not in the cache; build once without --offline"
+                if self.catalog.offline
+                else "it does not exist or is not visible to this integration; check the id "
+                "(mediashortcodes search QUERY lists files)"
+            )
+            return Failure(f"file {sc.file_id}: {hint}")
+        if sc.name == VIDEO:
+            if not file.media_id:
+                return Failure(
+                    f"file {file.id} ({file.name!r}) is not a video (it has no mediaId); "
+                    f"use media_image"
+                )
+            return VideoOutcome(file)
+        if file.is_video:
+            return Failure(f"file {file.id} ({file.name!r}) is a video; use media_video")
+        if sc.crop is not None:
+            return (file, -1, sc.crop)
+        format_id = format_id_for(self._format_spec(sc), formats)
+        if isinstance(format_id, str):
+            if sc.format is None:  # the author wrote none: say where the format came from
+                format_id += f" (set by [images] default_format in {self.config.source})"
+            return Failure(format_id)
+        return (file, format_id, None)
+
+    def _alt_text(
+        self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
+    ) -> None:
+        """Warn about an image that has no alt text anywhere: it would be published as
+        decorative (alt=""), which is more often an oversight than a choice."""
+        if codes[group[0]].option("alt") is None and not file.alttext.strip():
+            message = (
+                f"file {file.id} ({file.name!r}) has no alt text in the service; write "
+                'alt="..." in the shortcode (or alt="" if the image is decorative)'
+            )
+            result.warnings.extend((codes[i], message) for i in group)
+
+    def _gdpr(
+        self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
+    ) -> Failure | None:
+        """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"
+        for each place of the shortcode."""
+        policy = self.config.images.gdpr
+        if policy == "ignore" or file.gdpr_status.upper() == "OK":
+            return None
+        message = (
+            f"file {file.id} ({file.name!r}) has privacy status {file.gdpr_status or 'unknown'!r}"
+            f" (not OK); check its consent in the service"
+        )
+        if policy == "fail":
+            return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
+        result.warnings.extend((codes[i], message) for i in group)
+        return None
+
+
+class LazyConnection:
+    """``await connection()`` opens the service (and the sandbox, if configured) on first
+    use only; a build that the cache can answer never opens it."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        self._stack = contextlib.ExitStack()
+        self._client: AsyncClient | None = None
+        self._lock = asyncio.Lock()
+
+    async def __call__(self) -> AsyncClient:
+        from ..client import api
+        from ..client.service import open_service
+
+        async with self._lock:
+            if self._client is None:
+                service_config, credentials = self._stack.enter_context(open_service(self._config))
+                self._client = api.client_from_config(service_config, credentials)
+            return self._client
+
+    @property
+    def requests(self) -> int:
+        """Requests sent so far, token requests included."""
+        return self._client.stats.total if self._client is not None else 0
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        self._stack.close()
+
+
+@contextlib.asynccontextmanager
+async def lazy_client(config: Config) -> AsyncIterator[LazyConnection]:
+    """Yield a `LazyConnection`; close whatever it opened on the way out."""
+    connection = LazyConnection(config)
+    try:
+        yield connection
+    finally:
+        await connection.aclose()

@@ -1,0 +1,637 @@
+"""The built-in site builder: the one orchestrator that wires the pure core to the I/O.
+
+1. Render every page (Markdown, then its Jinja layout) with a deferring renderer that
+   records each shortcode and leaves a marker in its place.
+2. Resolve all recorded shortcodes at once, concurrently, through the cache.
+3. If any problem remains, stop: nothing is written (unless --keep-going).
+4. Replace the markers with HTML, write the whole site into a staging directory, and
+   swap it in for the previous output in one rename.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import os
+import re
+import secrets
+import shutil
+import sys
+import time
+from collections.abc import Callable, Coroutine, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from ..client.service import embed_urls
+from ..config import Config, require_embed_urls, require_service_urls
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
+from ..jinja import MediaShortcodesExtension
+from ..language.shortcodes import VIDEO, Shortcode
+from ..markdown import shortcodes_plugin
+from ..media.cache import MediaCache, namespace_for
+from ..media.render import Renderer, ResolvedImage
+from ..media.resolver import (
+    Failure,
+    ImageOutcome,
+    Resolution,
+    Resolver,
+    VideoOutcome,
+    lazy_client,
+)
+from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
+from . import pages as pages_mod
+from .layout_undefined import PrintedUndefined, UndefinedPrints
+from .outputdir import check_output_dir, remove_leftovers, taking_turns
+from .static_files import check_static, copy_static
+from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
+
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a build renders and writes.
+
+    Those phases keep hundreds of thousands of objects alive until the build ends and make
+    almost no cyclic garbage (reference counting frees the rest), so the collector only
+    re-scans live objects: 0.5 s of a 10,000-page warm build, profiled. It keeps running
+    while the service is asked: the network client does leave cycles behind.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            # What the block made lives on, and the allocations counted while paused would
+            # start a collection at once that scans all of it (40 ms after rendering a
+            # 10,000-page site) only to find it alive: it is frozen; the build unfreezes.
+            gc.freeze()
+            gc.enable()
+
+
+@contextlib.contextmanager
+def rendered_pages_frozen() -> Iterator[None]:
+    """Keep the collector off what exists now (the rendered pages) while the service is asked.
+
+    The collector must run there (the network client leaves cycles behind), but each full
+    collection re-scanned every live page: 0.4 s of a 10,000-page warm build's resolution.
+    Frozen objects are only skipped; they are collected as usual once unfrozen.
+    """
+    gc.freeze()
+    # What resolution allocates lives until the build ends, too: collect young objects
+    # less often (300 collections of a 10,000-page warm build's resolution, 0.09 s).
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    output: Path | None = None
+    offline: bool = False
+    refresh: bool = False
+    keep_going: bool = False
+    jobs: int | None = None
+    check_only: bool = False  # verify against the service, write nothing
+    syntax_only: bool = False  # check --offline: parse only
+
+
+@dataclass
+class BuildResult:
+    pages: int = 0
+    images: int = 0
+    videos: int = 0
+    downloads: int = 0
+    cache_hits: int = 0
+    requests: int = 0
+    seconds: float = 0.0
+    output: Path | None = None
+    manifest: Manifest | None = None
+    problems: list[Problem] = field(default_factory=list)  # listed but not fatal (--keep-going)
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
+        stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
+        return (
+            f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
+            f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
+            f"{counted(self.cache_hits, 'cache hit')}, {counted(self.requests, 'request')} "
+            f"in {self.seconds:.2f}s{where}"
+        )
+
+
+def counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+class DeferredRenderer:
+    """Records shortcodes during rendering and leaves a marker for each in the HTML.
+
+    A marker is ``STX <build key>:<index> ETX``: control characters, which no escaping
+    touches and no text or HTML has, around a key drawn for this build, so text that
+    looks like a marker (an author's, a template's) is never taken for one. ASCII keeps
+    pages of ASCII or Latin-1 text in Python's compact one-byte strings, and the markers
+    survive any charset a page is encoded in. They are replaced once everything is resolved.
+    """
+
+    def __init__(self) -> None:
+        self.shortcodes: list[Shortcode] = []
+        self._index: dict[int, int] = {}
+        self.problems: list[Problem] = []
+        # Problems at a place outside the page being rendered (a layout's): each names its page.
+        self.on_pages: list[OnPage] = []
+        self.used: set[int] = set()
+        self.page = ""
+        # Each named page with the places it used (the same set as `used`): a problem found
+        # later, at a layout's place, can then name the pages it is on.
+        self.page_uses: list[tuple[str, set[int]]] = []
+        key = secrets.token_hex(4)
+        self._opening = f"\x02{key}:"
+        self.marker = re.compile(f"\x02{key}:(\\d+)\x03")
+
+    def begin_page(self, page: str = "") -> None:
+        """Start recording the places of ``page`` (its path as shown in problems, if any)."""
+        self.used = set()
+        self.page = page
+        if page:
+            self.page_uses.append((page, self.used))
+
+    def render(self, shortcode: Shortcode) -> str:
+        # By identity: every place in Markdown is a new shortcode, and a layout's is one object
+        # rendered on every page (hashing each would cost more than the rest of this).
+        # The list keeps each object alive, so no identity is reused.
+        index = self._index.setdefault(id(shortcode), len(self.shortcodes))
+        if index == len(self.shortcodes):
+            self.shortcodes.append(shortcode)
+        self.used.add(index)
+        return f"{self._opening}{index}\x03"
+
+    def problem(self, problem: Problem) -> str:
+        if self.page and problem.path != self.page:  # e.g. a layout's media_image(page.hero)
+            self.on_pages.append(OnPage(problem, self.page))
+        else:
+            self.problems.append(problem)
+        return ""
+
+    def found_problems(self) -> list[Problem | OnPage]:
+        """Every problem found while rendering (malformed shortcodes, broken layouts)."""
+        return [*self.problems, *self.on_pages]
+
+    def placed(self, failed: list[tuple[Shortcode, str]]) -> list[Problem | OnPage]:
+        """The problem of each failed place, naming the pages that used it when it is outside
+        them. Only on failure: it looks at every page's places."""
+        if not failed:
+            return []
+        indices = {self._index.get(id(sc), -1) for sc, _ in failed}
+        pages: dict[int, list[str]] = {i: [] for i in indices}
+        for page, used in self.page_uses:
+            for i in used & indices:
+                pages[i].append(page)
+        problems: list[Problem | OnPage] = []
+        for sc, message in failed:
+            loc = sc.location
+            problem = Problem(loc.path, loc.line, loc.col, message)
+            on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]
+            problems += [OnPage(problem, page) for page in on] if on else [problem]
+        return problems
+
+
+@dataclass
+class RenderedPage:
+    source: pages_mod.PageSource
+    html: str
+    used: set[int]
+
+
+def _markdown(renderer: DeferredRenderer) -> MarkdownIt:
+    return (
+        MarkdownIt("commonmark", {"typographer": False})
+        .enable(["table", "strikethrough"])
+        .use(shortcodes_plugin, renderer=renderer)
+    )
+
+
+class SiteBuilder:
+    def __init__(
+        self,
+        config: Config,
+        options: BuildOptions | None = None,
+        *,
+        progress: Callable[[int, int], Any] | None = None,
+    ) -> None:
+        self.config = config
+        self.options = options or BuildOptions()
+        self.output = (self.options.output or config.output_dir).resolve()
+        self.templates_dir = config.path(config.site.templates)
+        self.cache = MediaCache(
+            config.cache_dir,
+            namespace_for(config.service.base_url, config.service.sandbox),
+            ttl=config.cache.metadata_ttl,
+        )
+        self.deferred = DeferredRenderer()
+        self._warnings: list[str] = []
+        self.progress = progress
+        self.markdown = _markdown(self.deferred)
+        self.undefined_prints = UndefinedPrints()
+        self.env = self._environment()
+
+    def _environment(self) -> jinja2.Environment:
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.templates_dir)),
+            autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
+            extensions=[MediaShortcodesExtension],
+            keep_trailing_newline=True,
+            # Silent where layouts guard optional front matter; printed, a warning (a typo).
+            undefined=PrintedUndefined,
+        )
+        env.mediashortcodes_renderer = self.deferred  # type: ignore[attr-defined]
+        self.undefined_prints.install(env)
+        return env
+
+    # -- phase 1: render with markers ------------------------------------------------------
+
+    @cyclic_gc_paused()
+    def _render_pages(self, sources: list[pages_mod.PageSource]) -> list[RenderedPage]:
+        site = {
+            "base_url": self.config.site.base_url,
+            "pages": [
+                {
+                    "title": s.title,
+                    "url": s.url,
+                    "date": s.front_matter.get("date"),
+                    "front_matter": s.front_matter,
+                }
+                for s in sources
+            ],
+        }
+        rendered: list[RenderedPage] = []
+        undefined_prints = self.undefined_prints
+        for source in sources:
+            self.deferred.begin_page(source.display_path)
+            env: dict[str, Any] = {
+                "mediashortcodes": {
+                    "path": source.display_path,
+                    "start_line": source.body_start_line,
+                }
+            }
+            content = self.markdown.render(source.body, env)
+            self.deferred.problems.extend(env["mediashortcodes"].get("problems", []))
+            if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
+                self._warnings += [warning.as_warning() for warning in warnings]
+            page = {
+                **source.front_matter,
+                "title": source.title,
+                "url": source.url,
+                "date": source.front_matter.get("date"),
+                "content": Markup(content),
+                "front_matter": source.front_matter,
+            }
+            undefined_prints.begin_page(source.display_path, page, site)
+            try:
+                template = self.env.get_template(source.template)
+                html = template.render(page=page, site=site)
+            except MediaShortcodesError:
+                raise
+            except Exception as exc:  # a layout's bug, even a TypeError, is a listed problem
+                found = template_problem(exc, source, self.templates_dir)
+                if isinstance(found, OnPage):
+                    self.deferred.on_pages.append(found)
+                else:
+                    self.deferred.problems.append(found)
+                continue
+            rendered.append(RenderedPage(source, html, self.deferred.used))  # a new set each page
+        self._warnings += undefined_prints.warnings()
+        return rendered
+
+    # -- phase 2: resolve -----------------------------------------------------------------
+
+    async def _resolve(self) -> tuple[Resolution, int]:
+        jobs = self.options.jobs or self.config.build.jobs
+        total = len(self.deferred.shortcodes)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if self.progress:
+                self.progress(done, total)
+
+        if not self.options.check_only:  # `check` uses no variant: it would shrink the snapshot
+            self.cache.open_snapshot(str(self.config.root), read=not self.options.refresh)
+        async with lazy_client(self.config) as connect:
+            resolver = Resolver(
+                self.config,
+                self.cache,
+                connect,
+                jobs=jobs,
+                refresh=self.options.refresh,
+                offline=self.options.offline,
+                verify_only=self.options.check_only,
+                progress=tick,
+            )
+            resolution = await resolver.resolve(self.deferred.shortcodes)
+            self._warnings.extend(f"warning: {m}" for m in resolver.warn_messages)
+            return resolution, connect.requests
+
+    # -- the whole build ------------------------------------------------------------------
+
+    def build(self) -> BuildResult:
+        try:
+            return self._build()
+        finally:
+            gc.unfreeze()  # what the phases froze (cyclic_gc_paused) is collected as usual again
+
+    def _build(self) -> BuildResult:
+        started = time.perf_counter()
+        self._warnings = []
+        if not self.options.check_only:
+            check_output_dir(self.output, self.config)  # before any work: fail fast
+        content = self.config.path(self.config.site.content)
+        unreadable: list[Problem] = []
+        sources = [s for s in pages_mod.discover(content, unreadable) if not s.draft]
+        if unreadable:
+            raise pages_mod.PageErrors(unreadable)
+        clashes = pages_mod.url_clashes(sources)  # drafts are not written: they cannot clash
+        if clashes:
+            raise pages_mod.PageErrors(
+                clashes, f"{len(clashes)} URL(s) given by more than one page; nothing was written"
+            )
+        rendered = self._render_pages(sources)
+        found = self.deferred.found_problems()
+        result = BuildResult(pages=len(rendered))
+        if self.options.syntax_only:
+            if found:
+                raise ContentError(pages_named(found))
+            result.warnings = self._warnings
+            result.seconds = time.perf_counter() - started
+            return result
+        with shown_with_any_stop(found):
+            resolution, failed = self._resolve_all(result)
+        problems = found + self.deferred.placed(failed)
+
+        player_url, static_url = embed_urls(self.config)
+        renderer = Renderer(
+            self.config.video,
+            player_url=player_url,
+            static_url=static_url,
+            site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
+            auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
+        )
+        html_by_index, element_ids, render_failed = self._final_html(resolution, renderer)
+        problems += self.deferred.placed(render_failed)
+        result.warnings = self._warnings
+        # --keep-going stands in for files the service cannot give; what the author wrote
+        # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
+        if problems and (found or not self.options.keep_going):
+            raise ContentError(pages_named(problems))
+        result.problems = sorted(set(pages_named(problems)))
+        result.manifest = self._manifest(rendered, resolution)
+        if not self.options.check_only:
+            self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
+            result.output = self.output
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _resolve_all(self, result: BuildResult) -> tuple[Resolution, list[tuple[Shortcode, str]]]:
+        """Every place resolved and counted in ``result``; the failed ones, with why.
+
+        Raises when a setting is missing or the service is down (no content problem).
+        """
+        # Before anything is fetched: shortcodes need the service's URL (which names its cache,
+        # so even --offline), and a site that embeds videos needs the player's URLs.
+        if self.deferred.shortcodes:
+            require_service_urls(self.config)
+        first_video = next((sc for sc in self.deferred.shortcodes if sc.name == VIDEO), None)
+        if first_video is not None:
+            require_embed_urls(self.config, str(first_video.location))
+        # Malformed shortcodes do not stop here: the valid ones are still resolved, so one
+        # run lists every problem of the site, the service's answers included.
+        try:
+            with rendered_pages_frozen():
+                resolution, result.requests = run_returning(self._resolve())
+            self.cache.save_snapshot()
+        finally:
+            self.cache.close()
+        result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
+        for sc, message in resolution.warnings:
+            self._warnings.append(f"{sc.location}: warning: {message}")
+        failures: list[tuple[Shortcode, Failure]] = []
+        result.images = result.videos = 0
+        for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
+            if isinstance(outcome, Failure):
+                failures.append((sc, outcome))
+            elif sc.name == "media_image":
+                result.images += 1
+            else:
+                result.videos += 1
+        for _sc, failure in failures:
+            if isinstance(failure.cause, OUTAGES):
+                raise failure.cause
+        return resolution, [(sc, f.message) for sc, f in failures]
+
+    @cyclic_gc_paused()
+    def _final_html(
+        self, resolution: Resolution, renderer: Renderer
+    ) -> tuple[list[str], dict[int, str], list[tuple[Shortcode, str]]]:
+        """Each place's HTML, in order; the element ids in it (script embeds), by place; the
+        places that cannot be rendered, with why."""
+        prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
+        html: list[str] = []
+        element_ids: dict[int, str] = {}
+        failed: list[tuple[Shortcode, str]] = []
+        # A site repeats shortcodes: each is rendered once unless its place can show.
+        done: dict[str, str] = {}
+        for sc, outcome in resolution.pairs():
+            if isinstance(outcome, (ImageOutcome, VideoOutcome)):
+                # The same text has the same meaning (parsing round-trips), so the same outcome.
+                key = sc.source
+                if key in done:
+                    html.append(done[key])
+                    continue
+                try:
+                    text = _resolved_html(sc, outcome, renderer, prefix)
+                except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
+                    message = str(exc)
+                    failed.append((sc, message))
+                else:
+                    if renderer.same_everywhere(sc):  # never a script embed: it has an id
+                        done[key] = text
+                    elif element := renderer.element_id(sc):
+                        element_ids[len(html)] = element
+                    html.append(text)
+                    continue
+            else:
+                message = outcome.message if isinstance(outcome, Failure) else "not resolved"
+            html.append(renderer.placeholder(sc, message))
+        return html, element_ids, failed
+
+    @cyclic_gc_paused()
+    def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:
+        entries = []
+        # Each shortcode once, not once per page that uses it (a layout's are on every page).
+        # A failure with a cause is a file the service has that could not be fetched this
+        # time (--keep-going shows a placeholder): the page still uses it, and leaving it out
+        # would report its removal. One without (an id that does not exist) is no usage.
+        file_ids = [
+            None if isinstance(outcome, Failure) and outcome.cause is None else sc.file_id
+            for sc, outcome in resolution.pairs()
+        ]
+        for page in rendered:
+            ids = {file_id for i in page.used if (file_id := file_ids[i]) is not None}
+            entries.append(
+                (page_url(self.config.site.base_url, page.source.url), page.source.title, ids)
+            )
+        return Manifest.from_pages(self.config.site.base_url, entries)
+
+    # -- phase 4: write, all or nothing -----------------------------------------------------
+
+    @cyclic_gc_paused()
+    def _write(
+        self,
+        rendered: list[RenderedPage],
+        resolution: Resolution,
+        html_by_index: list[str],
+        element_ids: Mapping[int, str],
+        manifest: Manifest,
+    ) -> None:
+        from ..media.assets import publish
+
+        images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
+        static_dir = self.config.path(self.config.site.static)
+        shown_static = pages_mod.display_path(static_dir)
+        if static_dir.is_dir():  # before anything is written: a clash leaves the output as it was
+            media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
+            outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
+            outputs += [f"{media_dir}/{name}" for name in images]
+            check_static(static_dir, outputs, shown_static)
+        remove_leftovers(self.output)  # of builds killed while they wrote
+        staging = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
+        if staging.exists():
+            shutil.rmtree(staging)
+        try:
+            if static_dir.is_dir():
+                copy_static(static_dir, staging, shown_static)
+            staging.mkdir(parents=True, exist_ok=True)
+            media = staging / self.config.site.media_dir
+            for name, outcome in images.items():  # once per variant, not per shortcode
+                publish(self.cache, outcome.stored, media / name)
+
+            for page in rendered:
+                target = staging / page.source.output_file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(
+                    with_markers_replaced(
+                        page.html, self.deferred.marker, html_by_index, element_ids
+                    ),
+                    encoding="utf-8",
+                )
+            manifest.write_atomic(staging / MANIFEST_NAME)
+            swap_into_place(staging, self.output)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+def with_markers_replaced(
+    html: str,
+    marker: re.Pattern[str],
+    html_by_index: list[str],
+    element_ids: Mapping[int, str] | None = None,
+) -> str:
+    """``html`` with each ``marker`` replaced by the HTML of its shortcode.
+
+    ``element_ids`` gives the element id in a shortcode's HTML (a script embed's, from its
+    place in the source): where one id comes back on the same page (a partial included
+    twice, a macro called twice), the copies become ``<id>-2``, ``<id>-3``... so each
+    player finds its own element.
+
+    Split and joined rather than ``re.sub`` with a function: one Python call per marker
+    was most of the cost (a 10,000-page site has 60,000 markers).
+    """
+    parts = marker.split(html)  # text, index, text, index, ..., text
+    indices = parts[1::2]
+    parts[1::2] = [html_by_index[int(index)] for index in indices]
+    if element_ids:
+        seen: dict[str, int] = {}
+        for k, index in enumerate(indices):
+            element = element_ids.get(int(index))
+            if element is not None:
+                copies = seen[element] = seen.get(element, 0) + 1
+                if copies > 1:
+                    parts[2 * k + 1] = parts[2 * k + 1].replace(element, f"{element}-{copies}")
+    return "".join(parts)
+
+
+def _resolved_html(
+    sc: Shortcode, outcome: ImageOutcome | VideoOutcome, renderer: Renderer, prefix: str
+) -> str:
+    if isinstance(outcome, VideoOutcome):
+        return renderer.video(sc, outcome.file)
+    image = ResolvedImage(
+        outcome.file, prefix + outcome.name, outcome.stored.width, outcome.stored.height
+    )
+    return renderer.image(sc, image)
+
+
+def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, without the result on the task.
+
+    Python 3.11 formats the SIGINT handler, which holds the main task, into an error message
+    when ``asyncio.run`` restores signals; the repr of a whole site's resolution costs tens
+    of milliseconds on every build (profiled on the warm build).
+    """
+    box: list[T] = []
+
+    async def main() -> None:
+        box.append(await coroutine)
+
+    asyncio.run(main())
+    return box[0]
+
+
+def media_url_prefix(base_url: str, media_dir: str) -> str:
+    """Root-relative URL of the media directory, honouring a base_url with a path."""
+    base_path = urlsplit(base_url).path.rstrip("/")
+    return f"{base_path}/{media_dir.strip('/')}/"
+
+
+def swap_into_place(staging: Path, output: Path) -> None:
+    """Replace `output` by `staging`; the old output stays whole until the last moment.
+
+    Builds into one output at once take turns here (a lock on the folder that holds it):
+    interleaved, one build's renames would find another's output in the way.
+    """
+    with taking_turns(output.parent):
+        if output.exists() and not output.is_dir():
+            raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
+        old = output.parent / f".{output.name}.old-{os.getpid()}"
+        if output.exists():
+            os.replace(output, old)
+        try:
+            os.replace(staging, output)
+        except BaseException:
+            if old.exists():
+                os.replace(old, output)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_site(config: Config, options: BuildOptions | None = None, **kwargs: Any) -> BuildResult:
+    return SiteBuilder(config, options, **kwargs).build()
+
+
+def is_interactive() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("CI")

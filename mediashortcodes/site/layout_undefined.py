@@ -1,0 +1,126 @@
+"""Undefined values a layout prints, as warnings at the template line that printed them.
+
+A typo in a layout (``{{ page.titel }}``) prints nothing, and an error would be wrong: front
+matter is optional, and ``{% if page.subtitle %}``, ``page.subtitle or ""``,
+``page.subtitle | default("")``, ``is defined`` and looping over nothing are how layouts say
+so. Only *printing* an undefined value is worth a word: :class:`PrintedUndefined` is Jinja's
+``Undefined`` but for turning into text (``__str__``, and ``__html__`` with autoescape), where
+it tells the :class:`UndefinedPrints` of its environment the name it stands for and the
+template line, found from the frames of compiled template code. A template that prints no
+undefined value runs exactly as with Jinja's own ``Undefined``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from types import FrameType
+
+import jinja2
+from jinja2.utils import missing, object_type_repr
+
+from ..errors import Problem
+from ..jinja import calling_template, template_path
+from .template_problems import OnPage, pages_named
+
+ATTRIBUTE = "mediashortcodes_undefined_prints"  # the environment's recorder, if any
+ADVICE = '; fix the name, or add | default("") if the value is optional'
+
+
+class PrintedUndefined(jinja2.Undefined):
+    """Silent like Jinja's ``Undefined`` in tests, ``or``, ``default`` and loops; printed, it
+    is recorded (then prints nothing, as ever)."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        _record(self, sys._getframe(1))
+        return ""
+
+    def __html__(self) -> str:  # what markupsafe's escape() asks first (autoescape)
+        _record(self, sys._getframe(1))
+        return ""
+
+
+def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:
+    # Only a name can be misspelt: an inline `if` without `else` or `loop.previtem` on the
+    # first item is undefined by design (a hint, no name).
+    if value._undefined_name is None:
+        return
+    found = calling_template(frame)
+    if found is not None:
+        template, line = found
+        prints = getattr(template.environment, ATTRIBUTE, None)
+        if isinstance(prints, UndefinedPrints):
+            prints.record(value, template, line)
+
+
+class UndefinedPrints:
+    """What the layouts printed undefined, by place and page; set it on an environment."""
+
+    def __init__(self) -> None:
+        self.page = ""
+        self._variables: tuple[object, object] = (None, None)  # this page's `page` and `site`
+        self._found: dict[OnPage, None] = {}  # ordered: warnings in the order first met
+        self._lines: dict[str, list[str]] = {}
+
+    def install(self, env: jinja2.Environment) -> None:
+        setattr(env, ATTRIBUTE, self)
+
+    def begin_page(self, path: str, page: object, site: object) -> None:
+        """Rendering the page at ``path`` (as shown) with these ``page`` and ``site``."""
+        self.page = path
+        self._variables = (page, site)
+
+    def record(self, value: jinja2.Undefined, template: jinja2.Template, line: int) -> None:
+        what = self._described(value, template.filename, line)
+        path = template_path(template.name, template.filename)
+        problem = Problem(path, line, 0, f"{what} is undefined, so it printed nothing")
+        self._found[OnPage(problem, self.page, ADVICE)] = None
+
+    def warnings(self) -> list[str]:
+        """One line per place and name, naming the pages it happened on; then forgotten (a
+        builder that builds again warns afresh)."""
+        found, self._found = self._found, {}
+        return [problem.as_warning() for problem in pages_named(found)]
+
+    def _described(self, value: jinja2.Undefined, filename: str | None, line: int) -> str:
+        """``undefined_var``, ``item.titel`` as the line writes it, else ``page.titel`` when
+        it is a variable's, else ``'titel' of a dict object``."""
+        name, obj = value._undefined_name, value._undefined_obj
+        if obj is missing:
+            return str(name)
+        if isinstance(name, str) and filename:  # as written there (a macro's `p.author`)
+            expression = _expression_before(self._source_line(filename, line), name)
+            if expression:
+                return expression + _attribute(name)
+        for variable, known in zip(("page", "site"), self._variables, strict=True):
+            if obj is known:
+                return variable + _attribute(name)
+        return f"{name!r} of a {object_type_repr(obj)}"
+
+    def _source_line(self, filename: str, line: int) -> str:
+        lines = self._lines.get(filename)
+        if lines is None:
+            try:
+                lines = Path(filename).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                lines = []
+            self._lines[filename] = lines
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _attribute(name: object) -> str:
+    return f".{name}" if isinstance(name, str) and name.isidentifier() else f"[{name!r}]"
+
+
+_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+
+
+def _expression_before(source_line: str, name: str) -> str | None:
+    """The one expression on the line whose ``.name`` or ``["name"]`` was looked up."""
+    escaped = re.escape(name)
+    pattern = rf"(?<![\w.])({_DOTTED})\s*(?:\.{escaped}\b|\[\s*['\"]{escaped}['\"]\s*\])"
+    found = set(re.findall(pattern, source_line))
+    return found.pop() if len(found) == 1 else None

@@ -1,0 +1,105 @@
+"""Which directory a build may replace with its output, and what a killed build left there.
+
+A build swaps its staging directory in for the output and deletes the old one, so an
+output that is, or holds, the site's own files would delete them: the site root, content,
+templates, static files, the cache or the usage state. An existing directory that no build
+wrote (it has no usage manifest) is refused too, so a mistyped ``--output ~/Documents``
+deletes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..config import Config
+from ..errors import ConfigError
+from ..usage.manifest import MANIFEST_NAME
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: builds into one output do not take turns
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["check_output_dir", "remove_leftovers", "taking_turns"]
+
+
+def _holds(outer: Path, inner: Path) -> bool:
+    return inner == outer or inner.is_relative_to(outer)
+
+
+def check_output_dir(output: Path, config: Config) -> None:
+    """Raise a ConfigError naming the setting when replacing ``output`` would lose files."""
+    output = output.resolve()
+    site = config.site
+    protected = {
+        "the site itself": (config.root.resolve(), ""),
+        f"[site] content ({site.content})": (config.path(site.content), ""),
+        f"[site] templates ({site.templates})": (config.path(site.templates), ""),
+        f"[site] static ({site.static})": (config.path(site.static), ""),
+        "the media cache": (config.cache_dir, ", or move [cache] dir out of it"),
+        # The record of what the service was told: losing it would lose the removals owed.
+        f"the usage state ({config.usage_state_path})": (
+            config.usage_state_path,
+            ", or move [usage] state out of it",
+        ),
+    }
+    for what, (path, or_else) in protected.items():
+        if _holds(output, path):
+            raise ConfigError(
+                f"the output directory {output} holds {what}, which the build would delete "
+                "when it replaces the output; set [site] output (or --output) to a folder "
+                f"of its own, such as _site{or_else}"
+            )
+    for setting, folder in (("static", site.static), ("content", site.content)):
+        if _holds(config.path(folder), output):
+            raise ConfigError(
+                f"the output directory {output} is inside [site] {setting}, whose files are "
+                "the site's sources; set [site] output (or --output) to a folder outside it"
+            )
+    if output.is_dir() and any(output.iterdir()) and not (output / MANIFEST_NAME).is_file():
+        raise ConfigError(
+            f"the output directory {output} is not empty and was not written by a build (it "
+            f"has no {MANIFEST_NAME}); the build replaces the whole directory, so choose a "
+            "new or empty folder, or remove this one first"
+        )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's process, or no way to tell: leave its files alone
+    return True
+
+
+def remove_leftovers(output: Path) -> list[Path]:
+    """Remove the staging and old directories of builds that were killed (whose process
+    is gone) from beside ``output``; a running build's are left alone."""
+    pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:staging|old)-(\d+)")
+    removed = []
+    for path in output.parent.glob(f".{output.name}.*-*") if output.parent.is_dir() else ():
+        found = pattern.fullmatch(path.name)
+        if found and path.is_dir() and not _alive(int(found[1])):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+@contextmanager
+def taking_turns(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (the directory itself: no lock file is left
+    behind) for as long as the block runs; other processes' blocks wait their turn."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor is closed
+        yield
+    finally:
+        os.close(fd)

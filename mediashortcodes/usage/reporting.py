@@ -1,0 +1,418 @@
+"""Tell the service which files each page uses, and which it no longer uses.
+
+One orchestrator: diff the build's manifest against the last reported state (or the
+manifest published with the live site), send each page's additions and removals as
+``POST /1/files/multiple/usages``, pages concurrently, and record each page in the state
+only after the service accepted it. Additions are recorded as *pending* before they are
+sent, so an answer that never comes (a crash, a cut connection) still leaves the files on
+record: sent again while the page uses them, removed once it stops. Sending a report twice
+does no harm, so a crash or a failed request loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from ..client.redact import redact_url
+from ..config import Config
+from ..errors import AuthenticationError, ConfigError, ServiceError, ServiceUnreachableError
+from ..records import Usage, WebPage
+from .manifest import MANIFEST_NAME, Manifest, PageChange, PageUsage, diff
+from .state import UsageState
+
+__all__ = [
+    "PageFailure",
+    "ReportResult",
+    "UsageRequest",
+    "load_previous",
+    "report_site",
+    "report_usage",
+    "usage_warnings",
+]
+
+USAGES_PATH = "/1/files/multiple/usages"
+
+
+class UsageClient(Protocol):
+    """The one API call reporting needs (``mediashortcodes.api.AsyncClient`` has it)."""
+
+    async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None: ...
+
+
+@dataclass(frozen=True)
+class UsageRequest:
+    """One usage report: the page, whether it removes, and the exact JSON body."""
+
+    url: str
+    removed: bool
+    ids: tuple[int, ...]
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PageFailure:
+    url: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """``requests``: those the service accepted, or with ``dry_run`` those it would get."""
+
+    requests: tuple[UsageRequest, ...] = ()
+    failed: tuple[PageFailure, ...] = ()
+    unchanged: int = 0
+    dry_run: bool = False
+    disabled: bool = False
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @property
+    def pages_reported(self) -> int:
+        failed = {f.url for f in self.failed}
+        return len({r.url for r in self.requests} - failed)
+
+    def summary(self) -> str:
+        """One line such as ``3 pages reported (2 additions, 1 removal), 5 unchanged``."""
+        if self.disabled:
+            return "usage reporting is disabled ([usage] enabled = false); nothing was sent"
+        additions = sum(not r.removed for r in self.requests)
+        removals = len(self.requests) - additions
+        counts = f"{_plural(additions, 'addition')}, {_plural(removals, 'removal')}"
+        if self.dry_run:
+            pages = len({r.url for r in self.requests})
+            return (
+                f"dry run: {_plural(pages, 'page')} would be reported ({counts}), "
+                f"{self.unchanged} unchanged; nothing was sent"
+            )
+        pages = _plural(self.pages_reported, "page")
+        line = f"{pages} reported ({counts}), {self.unchanged} unchanged"
+        if self.failed:
+            line += f", {_plural(len(self.failed), 'page')} failed"
+        return line
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def usage_warnings(config: Config) -> list[str]:
+    """Settings a report can go without but the service's usage list will miss."""
+    if not config.usage.enabled:
+        return []
+    return [
+        f"[usage] {key} is empty in {config.source}; the service will show no {key} "
+        "for these usages"
+        for key in ("contact", "project")
+        if not getattr(config.usage, key).strip()
+    ]
+
+
+def _usage(
+    config: Config, change: PageChange, ids: tuple[int, ...], removed: bool, date: str
+) -> Usage:
+    settings = config.usage
+    return Usage(
+        ids=ids,
+        web=WebPage(page=change.url, page_name=change.title or change.url),
+        contact=settings.contact,
+        date=date,
+        amount=settings.amount,
+        description=settings.description,
+        project=settings.project,
+        types=("web",),
+        removed=removed,
+    )
+
+
+def _plan(
+    config: Config, changes: Sequence[PageChange], date: str
+) -> list[tuple[PageChange, list[Usage]]]:
+    plan = []
+    for change in changes:
+        usages = []
+        if change.added:
+            usages.append(_usage(config, change, change.added, False, date))
+        if change.removed:
+            usages.append(_usage(config, change, change.removed, True, date))
+        plan.append((change, usages))
+    return plan
+
+
+def _request(usage: Usage, removed_as_bool: bool) -> UsageRequest:
+    body = usage.to_api(removed_as_bool=removed_as_bool)
+    return UsageRequest(usage.web.page, usage.removed, usage.ids, body)
+
+
+def _sending(known: PageUsage | None, change: PageChange) -> PageUsage:
+    """The page as recorded before its additions are sent: pending until accepted."""
+    added = set(change.added)
+    if known is None:
+        return PageUsage(change.title, (), tuple(sorted(added)))
+    files = tuple(sorted(set(known.files) - added))
+    return PageUsage(known.title, files, tuple(sorted(added.union(known.pending))))
+
+
+class _StateWriter:
+    """Group commit: each page's update is on disk before its coroutine goes on, and
+    updates that arrive while a write is running share the next write."""
+
+    def __init__(self, state: UsageState, site: str, service: str) -> None:
+        self._state = state
+        self._site = site
+        self._service = service
+        self._pending: dict[str, PageUsage | None] = {}
+        self._lock = asyncio.Lock()
+
+    async def set(self, pages: dict[str, PageUsage | None]) -> None:
+        self._pending.update(pages)
+        async with self._lock:
+            if not self._pending:
+                return  # another coroutine's write already carried these pages
+            batch, self._pending = self._pending, {}
+            try:
+                await asyncio.to_thread(self._state.update, batch, self._site, self._service)
+            except BaseException:
+                self._pending = {**batch, **self._pending}
+                raise
+
+
+async def report_usage(
+    config: Config,
+    manifest: Manifest,
+    *,
+    client: UsageClient | None,
+    state_path: str | Path | None = None,
+    previous: str | Path | Manifest | None = None,
+    dry_run: bool = False,
+    send_all: bool = False,
+    jobs: int = 8,
+    today: dt.date | None = None,
+) -> ReportResult:
+    """Report what changed since the last accepted report; see docs/usage-reporting.md.
+
+    ``previous`` (a published manifest, or the file or http(s) URL of one) replaces the
+    state as the base of the diff; the state is still updated after each accepted page.
+    ``client`` may be None for a dry run, which sends nothing and touches no state, and
+    when there is nothing to send.
+    """
+    if not config.usage.enabled:
+        return ReportResult(disabled=True)
+    if jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, got {jobs}")
+    state = UsageState(state_path or config.usage_state_path)
+    service = config.service.identity
+    warnings: list[str] = []
+    if config.service.sandbox:
+        warnings.append(
+            "[service] sandbox = true: this report goes to the built-in sandbox, which lives "
+            "only as long as this command; no real service hears of it"
+        )
+    if isinstance(previous, Manifest):
+        base = previous
+    elif previous:
+        base = await load_previous(previous)
+    else:
+        base = state.load(manifest.site)
+        if service and base.service and base.service != service:
+            warnings.append(
+                f"{state.path} follows the usage reported to {base.service}; this report goes "
+                f"to {service}: every page is sent to it as new, and the state starts over "
+                f"(what {base.service} was told is no longer followed)"
+            )
+            base = Manifest(manifest.site)
+    changes = diff(base, manifest, send_all=send_all)
+    changed = {change.url for change in changes}
+    unchanged = sum(url not in changed for url in manifest.pages)
+    date = (today or dt.date.today()).isoformat()
+    plan = _plan(config, changes, date)
+    as_bool = config.usage.removed_as_bool
+    done = {"unchanged": unchanged, "warnings": tuple(warnings)}
+    if dry_run:
+        requests = tuple(_request(u, as_bool) for _, usages in plan for u in usages)
+        return ReportResult(requests=requests, dry_run=True, **done)
+    if client is None and plan:
+        raise TypeError("report_usage needs a client when there is something to send")
+
+    writer = _StateWriter(state, manifest.site, service)
+    # Pages the base already agrees with are recorded too, so that a run against
+    # --previous leaves a complete state behind; additions are recorded as pending.
+    start = {url: page for url, page in manifest.pages.items() if url not in changed}
+    sending = {c.url: _sending(base.pages.get(c.url), c) for c in changes if c.added}
+    await writer.set({**start, **sending})
+    if client is None:
+        return ReportResult(**done)
+    run = _Run(client, writer, {**base.pages, **sending}, as_bool)
+    await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
+    if run.fatal is not None:
+        raise run.fatal
+    return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), **done)
+
+
+@dataclass
+class _Run:
+    client: UsageClient
+    writer: _StateWriter
+    recorded: Mapping[str, PageUsage]  # each page as the state has it when the run starts
+    removed_as_bool: bool
+    accepted: list[UsageRequest] = field(default_factory=list)
+    failed: list[PageFailure] = field(default_factory=list)
+    fatal: ServiceError | None = None
+
+    async def page(self, change: PageChange, usages: list[Usage]) -> None:
+        known = self.recorded.get(change.url)
+        files = set(known.files) if known else set()
+        pending = set(known.pending) if known else set()
+        # A new title reaches the service with the additions; until they are accepted
+        # the state keeps the old one, so a rename is sent again next time.
+        title = known.title if known else change.title
+        errors = []
+        for usage in usages:
+            if self.fatal is not None:
+                return
+            try:
+                await self.client.report_usage(usage, removed_as_bool=self.removed_as_bool)
+            except ServiceError as exc:
+                if isinstance(exc, AuthenticationError) or (
+                    isinstance(exc, ServiceUnreachableError) and not self.accepted
+                ):
+                    self.fatal = self.fatal or exc
+                    return
+                errors.append(str(exc))
+                continue
+            self.accepted.append(_request(usage, self.removed_as_bool))
+            pending -= set(usage.ids)
+            if usage.removed:
+                files -= set(usage.ids)
+            else:
+                files |= set(usage.ids)
+                title = change.title
+            page = PageUsage(title, tuple(sorted(files)), tuple(sorted(pending)))
+            await self.writer.set({change.url: page})
+        if errors:
+            self.failed.append(PageFailure(change.url, "; ".join(dict.fromkeys(errors))))
+
+
+async def _gather_bounded(work: Sequence[Callable[[], Awaitable[None]]], jobs: int) -> None:
+    """Run at most ``jobs`` at a time; the first unexpected error cancels the rest."""
+    queue = iter(work)
+
+    async def worker() -> None:
+        for item in queue:
+            await item()
+
+    tasks = [asyncio.ensure_future(worker()) for _ in range(min(jobs, len(work)))]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def load_previous(
+    source: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
+) -> Manifest:
+    """The manifest published with the live site, from a file or an http(s) URL."""
+    text = str(source)
+    if not text.startswith(("http://", "https://")):
+        path = Path(text)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(
+                f"--previous {path}: cannot read it ({exc.strerror}); pass the path or the "
+                f"URL of the {MANIFEST_NAME} published with the live site"
+            ) from None
+        return Manifest.from_json(data, source=f"--previous {path}")
+    shown = redact_url(text)
+    try:
+        async with httpx.AsyncClient(
+            transport=transport, follow_redirects=True, timeout=30.0
+        ) as http:
+            response = await http.get(text)
+    except httpx.HTTPError as exc:
+        raise ConfigError(
+            f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL, "
+            "or pass a local copy of the live site's manifest"
+        ) from None
+    if response.status_code != 200:
+        first = (
+            "; on the first deploy, when the live site has none yet, report without "
+            "--previous (with no state, every page is sent as new)"
+            if response.status_code == 404
+            else ""
+        )
+        raise ConfigError(
+            f"--previous {shown}: the server answered {response.status_code}; "
+            f"is the site's {MANIFEST_NAME} published at that address?{first}"
+        )
+    return Manifest.from_json(response.content, source=f"--previous {shown}")
+
+
+def _built_manifest(config: Config, output: Path) -> Manifest:
+    path = output / MANIFEST_NAME
+    manifest = Manifest.load(path)
+    if manifest.site.rstrip("/") != config.site.base_url.rstrip("/"):
+        raise ConfigError(
+            f"{path} was built for {manifest.site}, but [site] base_url is now "
+            f"{config.site.base_url}: run `mediashortcodes build` first, so the report "
+            "names the pages by their new addresses"
+        )
+    return manifest
+
+
+def report_site(
+    config: Config,
+    *,
+    manifest: Manifest | None = None,
+    output: Path | None = None,
+    state_path: str | Path | None = None,
+    previous: str | Path | Manifest | None = None,
+    dry_run: bool = False,
+    send_all: bool = False,
+    jobs: int = 8,
+    today: dt.date | None = None,
+) -> ReportResult:
+    """Synchronous entry point for the CLI and ``build --report``.
+
+    Reads ``media-usage.json`` in ``output`` (default: the site's output folder) unless
+    ``manifest`` is given, and refuses one built for another ``[site] base_url``. Everything
+    local (manifest, ``previous``, state) is read before the service is opened; the service
+    (the sandbox too) is opened only when there is something to send, so a site that did
+    not change needs no credentials.
+    """
+    if not config.usage.enabled:
+        return ReportResult(disabled=True)
+    if manifest is None:
+        manifest = _built_manifest(config, output or config.output_dir)
+    if previous is not None:
+        previous = asyncio.run(load_previous(previous))
+    options: dict[str, Any] = dict(
+        state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
+    )
+    preview = asyncio.run(report_usage(config, manifest, client=None, dry_run=True, **options))
+    if dry_run:
+        return preview
+    if not preview.requests:
+        return asyncio.run(report_usage(config, manifest, client=None, **options))
+
+    from ..client import api
+    from ..client.service import open_service
+
+    async def run(service_config: Config, credentials: Any) -> ReportResult:
+        async with api.client_from_config(service_config, credentials) as client:
+            return await report_usage(service_config, manifest, client=client, **options)
+
+    with open_service(config) as (service_config, credentials):
+        return asyncio.run(run(service_config, credentials))
