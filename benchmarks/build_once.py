@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
                 "requests": result.requests,
                 # ru_maxrss is in KiB on Linux.
                 "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                "client_imported": "mediashortcodes.client.api" in sys.modules,
+                "client_imported": "mediashortcodes.client.base" in sys.modules,
                 "httpx_imported": "httpx" in sys.modules,
             }
         )

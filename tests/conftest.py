@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mediashortcodes.client.api import AsyncClient
+from mediashortcodes.client.async_client import AsyncClient
 from mediashortcodes.config import Credentials
 
 API = "https://api.example.com"

@@ -13,12 +13,8 @@ import pytest
 from conftest import API, CREDENTIALS, DOWNLOADS, IMAGE, FakeClock, FakeService
 
 from mediashortcodes import __version__
-from mediashortcodes.client.api import (
-    AsyncClient,
-    Client,
-    client_from_config,
-    sync_client_from_config,
-)
+from mediashortcodes.client.async_client import AsyncClient, client_from_config
+from mediashortcodes.client.sync_client import Client, sync_client_from_config
 from mediashortcodes.config import Config
 from mediashortcodes.errors import (
     AuthenticationError,

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from mediashortcodes.client.api import AsyncClient, Client
+from mediashortcodes.client.async_client import AsyncClient
+from mediashortcodes.client.sync_client import Client
 from mediashortcodes.config import Credentials
 from mediashortcodes.errors import (
     AuthenticationError,

@@ -15,7 +15,7 @@ from conftest import API, CREDENTIALS, DOWNLOADS, FakeService
 
 from mediashortcodes.cli import cli
 from mediashortcodes.cli import service as cli_service
-from mediashortcodes.client.api import sync_client_from_config
+from mediashortcodes.client.sync_client import sync_client_from_config
 from mediashortcodes.config import (
     ENV_BASE_URL,
     ENV_CACHE_DIR,

@@ -13,7 +13,8 @@ PUBLIC_MODULES = [
     "media.render",
     "media.imageinfo",
     "usage.manifest",
-    "client.api",
+    "client.async_client",
+    "client.sync_client",
 ]
 # The import paths the README and docs promise users; they outlive any reorganisation.
 DOCUMENTED_PATHS = [

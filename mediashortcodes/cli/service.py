@@ -18,8 +18,8 @@ from typing import Any
 import click
 
 from .. import config as config_module
-from ..client.api import Client, sync_client_from_config
 from ..client.service import open_service
+from ..client.sync_client import Client, sync_client_from_config
 from ..config import Config
 from ..errors import InvalidResponseError, NotFoundError
 from ..media import imageinfo

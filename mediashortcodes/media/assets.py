@@ -24,7 +24,7 @@ from . import imageinfo
 from .cache import MediaCache, Stored
 
 if TYPE_CHECKING:
-    from ..client.api import AsyncClient
+    from ..client.async_client import AsyncClient
 
 Connect = Callable[[], Awaitable["AsyncClient"]]
 

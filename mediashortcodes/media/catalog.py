@@ -18,7 +18,7 @@ from ..records import File, Format
 from .cache import MediaCache
 
 if TYPE_CHECKING:
-    from ..client.api import AsyncClient
+    from ..client.async_client import AsyncClient
 
 log = logging.getLogger("mediashortcodes")
 

@@ -47,7 +47,7 @@ from .resolver import (
 )
 
 if TYPE_CHECKING:
-    from ..client.api import AsyncClient
+    from ..client.async_client import AsyncClient
 
 __all__ = ["ON_MISSING", "LiveRenderer", "Publication"]
 

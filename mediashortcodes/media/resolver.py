@@ -25,7 +25,7 @@ from .cache import MediaCache, Stored
 from .catalog import Catalog
 
 if TYPE_CHECKING:
-    from ..client.api import AsyncClient
+    from ..client.async_client import AsyncClient
 
 log = logging.getLogger("mediashortcodes")
 
@@ -306,13 +306,13 @@ class LazyConnection:
         self._lock = asyncio.Lock()
 
     async def __call__(self) -> AsyncClient:
-        from ..client import api
+        from ..client.async_client import client_from_config
         from ..client.service import open_service
 
         async with self._lock:
             if self._client is None:
                 service_config, credentials = self._stack.enter_context(open_service(self._config))
-                self._client = api.client_from_config(service_config, credentials)
+                self._client = client_from_config(service_config, credentials)
             return self._client
 
     @property

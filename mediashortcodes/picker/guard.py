@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus
 
 if TYPE_CHECKING:
-    from ..client.api import Client
+    from ..client.sync_client import Client
 
 log = logging.getLogger("mediashortcodes.picker")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
-from ..client.api import Client, sync_client_from_config
+from ..client.sync_client import Client, sync_client_from_config
 from ..config import Config, Credentials
 from ..language.shortcodes import Shortcode, parse
 from ..media.render import Renderer

@@ -407,11 +407,11 @@ def report_site(
     if not preview.requests:
         return asyncio.run(report_usage(config, manifest, client=None, **options))
 
-    from ..client import api
+    from ..client.async_client import client_from_config
     from ..client.service import open_service
 
     async def run(service_config: Config, credentials: Any) -> ReportResult:
-        async with api.client_from_config(service_config, credentials) as client:
+        async with client_from_config(service_config, credentials) as client:
             return await report_usage(service_config, manifest, client=client, **options)
 
     with open_service(config) as (service_config, credentials):

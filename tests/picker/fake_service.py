@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from PIL import Image
 
-from mediashortcodes.client.api import Client
+from mediashortcodes.client.sync_client import Client
 from mediashortcodes.config import Credentials
 
 BASE = "https://api.example.com"

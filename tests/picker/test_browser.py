@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Response as BrowserResponse
 
-from mediashortcodes.client.api import Client, sync_client_from_config
+from mediashortcodes.client.sync_client import Client, sync_client_from_config
 from mediashortcodes.config import Config, load
 from mediashortcodes.language.shortcodes import parse
 from mediashortcodes.picker.launch import running_picker

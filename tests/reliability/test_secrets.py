@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from mediashortcodes.client.api import Client
+from mediashortcodes.client.sync_client import Client
 from mediashortcodes.config import Config, Credentials
 from mediashortcodes.errors import MediaShortcodesError
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from mediashortcodes.client import api
+from mediashortcodes.client.async_client import client_from_config
 from mediashortcodes.config import Config, Credentials, ServiceConfig, UsageConfig
 from mediashortcodes.usage.manifest import Manifest
 from mediashortcodes.usage.reporting import report_usage
@@ -46,7 +46,7 @@ async def test_each_report_is_a_json_post_to_the_usages_endpoint(tmp_path: Path)
 
     cfg = config(tmp_path)
     manifest = Manifest.from_pages(SITE, [(f"{SITE}/a/", "A", [4, 2])])
-    async with api.client_from_config(cfg, SECRETS, transport=service(handler)) as client:
+    async with client_from_config(cfg, SECRETS, transport=service(handler)) as client:
         result = await report_usage(cfg, manifest, client=client, today=dt.date(2024, 1, 2))
     assert result.ok
     (request,) = seen
@@ -71,7 +71,7 @@ async def test_a_passing_server_error_is_retried_by_the_client(tmp_path: Path) -
     cfg = config(tmp_path)
     manifest = Manifest.from_pages(SITE, [(f"{SITE}/a/", "A", [1])])
     transport = service(lambda request: next(answers))
-    async with api.client_from_config(cfg, SECRETS, transport=transport) as client:
+    async with client_from_config(cfg, SECRETS, transport=transport) as client:
         result = await report_usage(cfg, manifest, client=client)
     assert result.ok
     assert result.pages_reported == 1
@@ -86,7 +86,7 @@ async def test_a_failed_page_names_the_error_and_no_secret(tmp_path: Path) -> No
             return httpx.Response(400, json={"error": "bad usage"})
         return httpx.Response(200, json={})
 
-    async with api.client_from_config(cfg, SECRETS, transport=service(handler)) as client:
+    async with client_from_config(cfg, SECRETS, transport=service(handler)) as client:
         result = await report_usage(cfg, manifest, client=client)
     assert [f.url for f in result.failed] == [f"{SITE}/b/"]
     assert "400" in result.failed[0].error
