@@ -16,8 +16,8 @@ from typing import Any
 _PUBLIC = {
     "shortcodes_plugin": "markdown",
     "MediaShortcodesExtension": "jinja",
-    "parse": "language.shortcodes",
-    "Shortcode": "language.shortcodes",
+    "parse": "language",
+    "Shortcode": "language",
     "build_site": "site.builder",
     "BuildOptions": "site.builder",
     "BuildResult": "site.builder",

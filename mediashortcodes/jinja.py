@@ -41,8 +41,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from .errors import ConfigError, Problem
-from .language.htmltext import HTML_TAG, escaped_openings, find_in_html, splice
-from .language.shortcodes import (
+from .language import (
     IMAGE,
     VIDEO,
     Found,
@@ -55,6 +54,7 @@ from .language.shortcodes import (
     is_opening,
     scan,
 )
+from .language.htmltext import HTML_TAG, escaped_openings, find_in_html, splice
 
 __all__ = ["MediaShortcodesExtension", "media_image", "media_shortcodes", "media_video"]
 

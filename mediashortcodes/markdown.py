@@ -45,8 +45,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from .errors import Problem
-from .language.htmltext import find_in_html, splice
-from .language.shortcodes import (
+from .language import (
     Found,
     Location,
     Shortcode,
@@ -57,6 +56,7 @@ from .language.shortcodes import (
     simple_shortcode,
     unterminated,
 )
+from .language.htmltext import find_in_html, splice
 
 __all__ = ["ENV_KEY", "shortcodes_plugin"]
 

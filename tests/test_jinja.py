@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from mediashortcodes.errors import ConfigError, Problem
 from mediashortcodes.jinja import MediaShortcodesExtension
-from mediashortcodes.language.shortcodes import Location, Shortcode, parse
+from mediashortcodes.language import Location, Shortcode, parse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

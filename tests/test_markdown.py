@@ -15,7 +15,7 @@ from markdown_it.utils import read_fixture_file
 
 from mediashortcodes.config import VideoConfig
 from mediashortcodes.errors import Problem
-from mediashortcodes.language.shortcodes import Location, Shortcode, is_opening
+from mediashortcodes.language import Location, Shortcode, is_opening
 from mediashortcodes.markdown import shortcodes_plugin
 from mediashortcodes.media.render import Renderer, ResolvedImage
 from mediashortcodes.records import File

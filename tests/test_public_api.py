@@ -7,7 +7,7 @@ import importlib
 import mediashortcodes
 
 PUBLIC_MODULES = [
-    "language.shortcodes",
+    "language",
     "markdown",
     "jinja",
     "media.render",

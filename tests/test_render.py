@@ -13,7 +13,7 @@ import pytest
 
 from mediashortcodes.config import Config, ServiceConfig, SiteConfig, VideoConfig
 from mediashortcodes.errors import ConfigError, Problem
-from mediashortcodes.language.shortcodes import Location, Shortcode, parse
+from mediashortcodes.language import Location, Shortcode, parse
 from mediashortcodes.media import render
 from mediashortcodes.media.render import EmbedError, Renderer, RenderError, ResolvedImage
 from mediashortcodes.records import File, FileType

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from mediashortcodes.config import VideoConfig
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.language.shortcodes import Location, Shortcode
+from mediashortcodes.language import Location, Shortcode
 from mediashortcodes.media import render
 from mediashortcodes.media.render import EmbedError, Renderer, RenderError, ResolvedImage
 from mediashortcodes.records import File, FileType

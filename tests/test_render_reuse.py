@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mediashortcodes.config import VideoConfig
-from mediashortcodes.language.shortcodes import Location, Shortcode
+from mediashortcodes.language import Location, Shortcode
 from mediashortcodes.media.render import Renderer
 
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from mediashortcodes.config import Config
-from mediashortcodes.language.shortcodes import parse
+from mediashortcodes.language import parse
 from mediashortcodes.media.cache import MediaCache
 from mediashortcodes.media.resolver import Failure, Resolver
 

@@ -7,7 +7,7 @@ import pickle
 import subprocess
 import sys
 
-from mediashortcodes.language.shortcodes import Location, Shortcode
+from mediashortcodes.language import Location, Shortcode
 
 
 def shortcode(line: int = 3) -> Shortcode:
@@ -29,7 +29,7 @@ def test_a_shortcode_pickled_after_use_as_a_key_is_a_key_in_another_process():
     _ = {used: True}  # its hash is worked out (and kept) in this process
     code = (
         "import pickle, sys\n"
-        "from mediashortcodes.language.shortcodes import Location, Shortcode\n"
+        "from mediashortcodes.language import Location, Shortcode\n"
         "received = pickle.loads(sys.stdin.buffer.read())\n"
         "fresh = Shortcode('media_image', 12, 'thumb', (('alt', 'A dog'),),"
         " Location('p.md', 3, 1), '<% x %>')\n"

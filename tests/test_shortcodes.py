@@ -9,9 +9,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
+from mediashortcodes import language as shortcodes
 from mediashortcodes.errors import Problem
-from mediashortcodes.language import shortcodes
-from mediashortcodes.language.shortcodes import (
+from mediashortcodes.language import (
     CROP_KEYS,
     Location,
     ParseResult,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mediashortcodes.language.shortcodes import LineIndex, _parse_full, _parse_simple, parse_one
+from mediashortcodes.language import LineIndex, parse_one
+from mediashortcodes.language.parser import _parse_full, _parse_simple
 
 SPACE = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", "", "\u00a0"])
 NAME = st.sampled_from(["media_image", "media_video", "media_img", "Media_image"])

@@ -1,0 +1,58 @@
+"""The shortcode language, pure (no I/O): its vocabulary (:mod:`.model`), the parser
+(:mod:`.parser`), validation and shortcodes from Python values (:mod:`.validation`), and
+shortcodes inside HTML (:mod:`.htmltext`). The names below are its
+interface to the rest of the package."""
+
+from __future__ import annotations
+
+from .model import (
+    CROP_KEYS,
+    IMAGE,
+    NAMES,
+    VIDEO,
+    Found,
+    Location,
+    ParseResult,
+    Shortcode,
+    ShortcodeRenderer,
+    format_shortcode,
+    quote,
+)
+from .parser import (
+    LineIndex,
+    find_end,
+    is_opening,
+    parse,
+    parse_one,
+    scan,
+    simple_shortcode,
+    unescape_literal,
+    unterminated,
+)
+from .validation import Issue, build, check
+
+__all__ = [
+    "CROP_KEYS",
+    "IMAGE",
+    "NAMES",
+    "VIDEO",
+    "Found",
+    "Issue",
+    "LineIndex",
+    "Location",
+    "ParseResult",
+    "Shortcode",
+    "ShortcodeRenderer",
+    "build",
+    "check",
+    "find_end",
+    "format_shortcode",
+    "is_opening",
+    "parse",
+    "parse_one",
+    "quote",
+    "scan",
+    "simple_shortcode",
+    "unescape_literal",
+    "unterminated",
+]

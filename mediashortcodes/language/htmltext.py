@@ -14,7 +14,8 @@ import html as htmllib
 import re
 from collections.abc import Iterable, Iterator
 
-from .shortcodes import Found, LineIndex, Locate, find_end, scan
+from .model import Found, Locate
+from .parser import LineIndex, find_end, scan
 
 __all__ = [
     "HTML_TAG",

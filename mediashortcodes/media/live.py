@@ -32,7 +32,7 @@ from ..client.outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, Outa
 from ..client.service import embed_urls
 from ..config import Config
 from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError, place
-from ..language.shortcodes import Shortcode
+from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, namespace_for
 from .render import Renderer, ResolvedImage

@@ -29,7 +29,7 @@ from ..config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
 from ..errors import ConfigError, MediaShortcodesError, Problem
 
 if TYPE_CHECKING:
-    from ..language.shortcodes import Location, Shortcode
+    from ..language import Location, Shortcode
 
 __all__ = [
     "TEMPLATE_NAMES",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..errors import MediaShortcodesError
-from ..language.shortcodes import Shortcode
+from ..language import Shortcode
 from ..records import Crop, File, Format
 from .assets import Assets, published_name
 from .cache import MediaCache, Stored

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from ..client.sync_client import Client, sync_client_from_config
 from ..config import Config, Credentials
-from ..language.shortcodes import Shortcode, parse
+from ..language import Shortcode, parse
 from ..media.render import Renderer
 from ..records import File
 from .backend import EmbedRenderer, PickerBackend

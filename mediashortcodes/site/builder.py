@@ -33,7 +33,7 @@ from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from ..jinja import MediaShortcodesExtension
-from ..language.shortcodes import VIDEO, Shortcode
+from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
 from ..media.cache import MediaCache, namespace_for
 from ..media.render import Renderer, ResolvedImage

@@ -37,7 +37,7 @@ from wagtail.models import Page, Site
 
 from ..cli.base import exit_code_for, message_for
 from ..errors import OUTAGES, ContentError, MediaShortcodesError
-from ..language.shortcodes import Shortcode
+from ..language import Shortcode
 from ..media.live import LiveRenderer
 from ..media.resolver import Failure, ImageOutcome, Resolution
 from ..site.builder import DeferredRenderer, with_markers_replaced

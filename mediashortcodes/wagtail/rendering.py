@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ..language.shortcodes import ShortcodeRenderer
+from ..language import ShortcodeRenderer
 from ..media.live import LiveRenderer
 from .settings import read_settings
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import API, CREDENTIALS, FakeService
 
 from mediashortcodes.config import Config, Credentials, from_mapping
-from mediashortcodes.language.shortcodes import Shortcode, parse
+from mediashortcodes.language import Shortcode, parse
 from mediashortcodes.media.live import LiveRenderer, Publication
 
 PLAYER = "https://player.example.com"

@@ -16,7 +16,7 @@ from playwright.sync_api import Response as BrowserResponse
 
 from mediashortcodes.client.sync_client import Client, sync_client_from_config
 from mediashortcodes.config import Config, load
-from mediashortcodes.language.shortcodes import parse
+from mediashortcodes.language import parse
 from mediashortcodes.picker.launch import running_picker
 from mediashortcodes.picker.server import PickerServer
 from mediashortcodes.sandbox import Sandbox

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mediashortcodes.language.shortcodes import parse
+from mediashortcodes.language import parse
 from mediashortcodes.media.resolver import format_id_for
 from mediashortcodes.picker.selection import shortcode_for
 from mediashortcodes.picker.shortcode_text import CLOSE, OPEN

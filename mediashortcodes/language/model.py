@@ -1,0 +1,195 @@
+"""The shortcode language's vocabulary (pure): names, keys and their values, and the
+Shortcode, Location and parse results that the parser, the adapters and the build share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+from ..errors import Problem, place
+from ..records import Crop
+
+IMAGE = "media_image"
+VIDEO = "media_video"
+NAMES = (IMAGE, VIDEO)
+
+CUSTOM_FORMAT = "-1"
+TEXT_KEYS = ("alt", "title", "class", "caption")
+CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2", "stretch")
+REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
+IMAGE_KEYS = (*TEXT_KEYS, "loading", *CROP_KEYS)
+VIDEO_KEYS = ("embed", "title", "lang")
+KEYS = {IMAGE: IMAGE_KEYS, VIDEO: VIDEO_KEYS}
+
+LOADING_VALUES = ("lazy", "eager")
+EMBED_VALUES = ("iframe", "script")
+STRETCH_VALUES = {"1": True, "true": True, "0": False, "false": False}
+
+BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
+WORD = re.compile(r"[^\s\"'=]+")
+NOT_BAREWORD = re.compile(r"[^A-Za-z0-9_.:/-]")
+NAME = re.compile(r"[A-Za-z_]")
+FULL_BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+\Z")
+INTEGER = re.compile(r"[0-9]+\Z")
+SIGNED_INTEGER = re.compile(r"-?[0-9]+\Z")
+LANGUAGE = re.compile(r"[a-z]{2,3}([_-][A-Za-z]{2})?\Z")
+OPEN = "<%"
+CLOSE = "%>"
+
+Locate = Callable[[int], tuple[int, int]]
+"""Maps an offset in the scanned text to a 1-based (line, column) in the real file."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a shortcode starts: 1-based line and column; col 0 means "column unknown"."""
+
+    path: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return place(self.path, self.line, self.col)
+
+
+@dataclass(frozen=True)
+class Shortcode:
+    """One valid shortcode. Options keep the order written; values are unquoted."""
+
+    name: str
+    file_id: int
+    format: str | None
+    options: tuple[tuple[str, str], ...]
+    location: Location
+    source: str
+
+    def __hash__(self) -> int:
+        # A build keys dicts by shortcode at every phase (tens of thousands of lookups): the
+        # hash of all fields is worked out once. It is not pickled (see __getstate__).
+        # Equal shortcodes have the same text and place, whose strings cache their own hashes.
+        try:
+            return self.__dict__["_hash"]  # type: ignore[no-any-return]
+        except KeyError:
+            loc = self.location
+            value = hash((self.source, loc.path, loc.line, loc.col))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __getstate__(self) -> dict[str, object]:
+        # The hash of text differs between processes: an unpickled copy works it out again.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_crop")}
+
+    def option(self, key: str, default: str | None = None) -> str | None:
+        """The value of ``key``; ``""`` (e.g. a decorative ``alt=""``) differs from absent."""
+        for k, v in self.options:
+            if k == key:
+                return v
+        return default
+
+    @property
+    def crop(self) -> Crop | None:
+        """The custom crop (format -1) when any crop key is present."""
+        # Asked several times for each of a site's thousands of shortcodes: worked out once,
+        # kept like the hash (functools.cached_property takes a lock on every first read).
+        try:
+            return self.__dict__["_crop"]  # type: ignore[no-any-return]
+        except KeyError:
+            crop = crop_of(self.options)
+            object.__setattr__(self, "_crop", crop)
+            return crop
+
+    @property
+    def is_image(self) -> bool:
+        return self.name == IMAGE
+
+    @property
+    def is_video(self) -> bool:
+        return self.name == VIDEO
+
+    def to_source(self) -> str:
+        """The canonical text of this shortcode; parsing it gives the same shortcode back."""
+        return format_shortcode(self.name, self.file_id, self.format, self.options)
+
+
+# Sites repeat the same options on many shortcodes: each crop is worked out once, and equal
+# options give the same Crop object (cheap to hash again as a key of the variant).
+@lru_cache(maxsize=65536)
+def crop_of(options: tuple[tuple[str, str], ...]) -> Crop | None:
+    """The custom crop the options describe, or None when they hold no crop key."""
+    values = dict(options)
+    if not any(k in values for k in CROP_KEYS):
+        return None
+
+    def number(key: str) -> int | None:
+        return int(values[key]) if key in values else None
+
+    return Crop(
+        w=int(values["w"]),
+        h=int(values["h"]),
+        x1=int(values["x1"]),
+        x2=int(values["x2"]),
+        y1=int(values["y1"]),
+        y2=int(values["y2"]),
+        sw=number("sw"),
+        sh=number("sh"),
+        stretch=STRETCH_VALUES.get(values.get("stretch", "0").lower(), False),
+    )
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """Literal text (``\\<%`` unescaped) and shortcodes in order, plus every problem.
+
+    A malformed shortcode stays in ``segments`` as its source text; its problems say why.
+    """
+
+    segments: list[str | Shortcode]
+    problems: list[Problem]
+
+    @property
+    def shortcodes(self) -> list[Shortcode]:
+        return [s for s in self.segments if isinstance(s, Shortcode)]
+
+
+@dataclass(frozen=True)
+class Found:
+    """A shortcode found by :func:`scan`: ``text[start:end]`` and what it parsed into."""
+
+    start: int
+    end: int
+    source: str
+    shortcode: Shortcode | None
+    problems: tuple[Problem, ...]
+
+
+class ShortcodeRenderer(Protocol):
+    """What the Markdown and Jinja adapters call to turn shortcodes into HTML."""
+
+    def render(self, shortcode: Shortcode) -> str:
+        """HTML for a valid shortcode (trusted, inserted as is)."""
+        ...
+
+    def problem(self, problem: Problem) -> str:
+        """Record a malformed shortcode's problem; return HTML to put in its place."""
+        ...
+
+
+def quote(value: str) -> str:
+    """``value`` as written in a shortcode: a bareword when it can be, else quoted."""
+    if FULL_BAREWORD.match(value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def format_shortcode(
+    name: str, file_id: int, format: str | None, options: Sequence[tuple[str, str]]
+) -> str:
+    """The canonical text of a shortcode (what the picker copies, what round-trips)."""
+    parts = [name, str(file_id)]
+    if format is not None:
+        parts.append(quote(format))
+    parts.extend(f"{key}={quote(value)}" for key, value in options)
+    return f"<% {' '.join(parts)} %>"

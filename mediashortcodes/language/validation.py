@@ -1,0 +1,182 @@
+"""Validation of a shortcode's id, format and options, shared by the parser and the Jinja
+functions (each issue names the part it is about), and :func:`build`: a shortcode from
+Python values, validated like parsed text."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import Problem
+from .model import (
+    CROP_KEYS,
+    CUSTOM_FORMAT,
+    EMBED_VALUES,
+    IMAGE,
+    INTEGER,
+    KEYS,
+    LANGUAGE,
+    LOADING_VALUES,
+    NAMES,
+    REQUIRED_CROP_KEYS,
+    SIGNED_INTEGER,
+    STRETCH_VALUES,
+    Location,
+    Shortcode,
+    format_shortcode,
+)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A problem found by :func:`check`; ``where`` says which part it is about.
+
+    ``where`` is "name", "id", "format", "shortcode", or the index of the option.
+    """
+
+    where: str | int
+    message: str
+    at_key: bool = False  # point at the key rather than its value
+
+
+def check(
+    name: str,
+    file_id: str | None,
+    format: str | None,
+    options: Sequence[tuple[str, str]],
+) -> list[Issue]:
+    """Every problem of a shortcode given as plain values (no positions).
+
+    This is the one place the rules of the language live: the parser and the Jinja
+    functions both call it, so a shortcode is valid in one form exactly when it is in the other.
+    """
+    if name not in KEYS:
+        hint = difflib.get_close_matches(name, NAMES, n=1, cutoff=0.5)
+        suggestion = f"did you mean {hint[0]!r}? " if hint else ""
+        return [
+            Issue(
+                "name",
+                f"unknown shortcode {name!r}: {suggestion}the shortcodes are"
+                " media_image and media_video (write '\\<%' for a literal '<%')",
+            )
+        ]
+    issues: list[Issue] = []
+    if file_id is None:
+        issues.append(Issue("shortcode", f"missing file ID: write <% {name} ID %>"))
+    elif SIGNED_INTEGER.match(file_id) and file_id.startswith("-"):
+        issues.append(Issue("id", f"file ID must not be negative, got {file_id}"))
+    elif not INTEGER.match(file_id):
+        issues.append(Issue("id", f"file ID must be a whole number, got {file_id!r}"))
+    allowed = KEYS[name]
+    seen: dict[str, str] = {}
+    for index, (key, value) in enumerate(options):
+        if key not in allowed:
+            hint = difflib.get_close_matches(key.lower(), allowed, n=1, cutoff=0.6)
+            suggestion = f"did you mean {hint[0]!r}? " if hint else ""
+            message = f"unknown key {key!r} for {name}: {suggestion}allowed keys are "
+            issues.append(Issue(index, message + ", ".join(allowed), at_key=True))
+        elif key in seen:
+            issues.append(Issue(index, f"duplicate key {key!r}: give it once", at_key=True))
+        else:
+            seen[key] = value
+            message = _check_value(key, value)
+            if message:
+                issues.append(Issue(index, message))
+    if name == IMAGE:
+        issues.extend(_check_format_and_crop(format, seen, options))
+    return issues
+
+
+def _check_value(key: str, value: str) -> str | None:
+    if key == "loading" and value not in LOADING_VALUES:
+        return f"loading must be lazy or eager, got {value!r}"
+    if key == "embed" and value not in EMBED_VALUES:
+        return f"embed must be iframe or script, got {value!r}"
+    if key == "lang" and not LANGUAGE.match(value):
+        return f"lang must be a language code like sv or en_US, got {value!r}"
+    if key == "stretch" and value.lower() not in STRETCH_VALUES:
+        return f"stretch must be 1, 0, true or false, got {value!r}"
+    if key in CROP_KEYS and key != "stretch":
+        if not INTEGER.match(value):
+            return f"{key} must be a whole number of pixels (0 or more), got {value!r}"
+        if key in ("w", "h") and int(value) == 0:
+            return f"{key} must be greater than 0"
+    return None
+
+
+def _check_format_and_crop(
+    format: str | None, seen: Mapping[str, str], options: Sequence[tuple[str, str]]
+) -> list[Issue]:
+    issues: list[Issue] = []
+    if format is not None and not format.strip():
+        issues.append(
+            Issue(
+                "format",
+                "FORMAT is empty: give a format name or id, or leave it out for the default format",
+            )
+        )
+    cropping = any(k in seen for k in CROP_KEYS)
+    if cropping and format is not None and format != CUSTOM_FORMAT:
+        issues.append(
+            Issue(
+                "format",
+                f"FORMAT {format!r} cannot be combined with crop keys"
+                " (a crop is format -1): remove one or the other",
+            )
+        )
+    if not cropping:
+        if format == CUSTOM_FORMAT:
+            issues.append(
+                Issue(
+                    "format",
+                    "format -1 is a custom crop: add "
+                    + " ".join(f"{k}=N" for k in REQUIRED_CROP_KEYS),
+                )
+            )
+        return issues
+    missing = [k for k in REQUIRED_CROP_KEYS if k not in seen]
+    if missing:
+        issues.append(
+            Issue(
+                "shortcode",
+                f"a custom crop needs {', '.join(REQUIRED_CROP_KEYS)}; add {', '.join(missing)}",
+            )
+        )
+        return issues
+    for low, high in (("x1", "x2"), ("y1", "y2")):
+        a, b = seen[low], seen[high]
+        if INTEGER.match(a) and INTEGER.match(b) and int(b) <= int(a):
+            index = next(i for i, (k, _) in enumerate(options) if k == high)
+            issues.append(Issue(index, f"{high} ({b}) must be greater than {low} ({a})"))
+    return issues
+
+
+def build(
+    name: str,
+    file_id: object,
+    format: object,
+    options: Mapping[str, object] | Sequence[tuple[str, object]],
+    location: Location,
+) -> tuple[Shortcode | None, list[Problem]]:
+    """A shortcode from Python values (the Jinja functions), validated like parsed text.
+
+    ``None`` values are left out, so ``alt=page.alt`` with no alt means "no alt given";
+    numbers and booleans become their text form.
+    """
+    pairs = options.items() if isinstance(options, Mapping) else options
+    texts = [(str(k), _text(v)) for k, v in pairs if v is not None]
+    id_text = None if file_id is None else _text(file_id)
+    fmt = None if format is None else _text(format)
+    issues = check(name, id_text, fmt, texts)
+    problems = [Problem(location.path, location.line, location.col, i.message) for i in issues]
+    if problems or id_text is None:
+        return None, problems
+    source = format_shortcode(name, int(id_text), fmt, texts)
+    return Shortcode(name, int(id_text), fmt, tuple(texts), location, source), []
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
