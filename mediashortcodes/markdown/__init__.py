@@ -1,0 +1,20 @@
+"""The markdown-it-py plugin: shortcodes in Markdown, with their real positions in the file.
+
+::
+
+    md = MarkdownIt("commonmark").use(shortcodes_plugin)
+    env = {"mediashortcodes": {"path": "content/post.md", "start_line": 4}}
+    html = md.render(text, env)
+    env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
+    env["mediashortcodes"]["warnings"]
+
+The rules are in :mod:`.plugin`, where shortcodes sit in the document's structure in
+:mod:`.blocks`, and source positions in :mod:`.positions`.
+"""
+
+from __future__ import annotations
+
+from .plugin import shortcodes_plugin
+from .tokens import BLOCK_TOKEN, ENV_KEY, TOKEN
+
+__all__ = ["BLOCK_TOKEN", "ENV_KEY", "TOKEN", "shortcodes_plugin"]

@@ -1,0 +1,268 @@
+"""Where a shortcode sits in the Markdown structure: a shortcode written as a link's or
+image's destination warns; a block shortcode (a video, a captioned image) inside a
+paragraph's text splits the paragraph, or warns where no split can be exact."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markdown_it.token import Token
+
+from ..errors import Problem
+from ..language import (
+    Found,
+    Shortcode,
+)
+from .positions import Locator, SourceLines
+from .tokens import BLOCK, TOKEN
+
+_SHORTCODE_DESTINATION = re.compile(r"%25(?:%20)*media_(?:image|video)\b")
+_DESTINATION_OPENING = re.compile(r"\]\(\s*<%")  # where such a destination is written
+_NO_DESTINATION = (
+    "a shortcode cannot be a link's or an image's destination (it becomes a broken URL); "
+    "write the shortcode on its own, or link to a page that shows the file"
+)
+
+
+# Where the HTML of a block shortcode (a figure, a video player) is invalid: inside these
+# inline elements (Markdown's and raw HTML's), and in headings. "a link" in the message,
+# "the link" in its advice.
+INSIDE = {
+    "a": ("a link", "link"),
+    "em": ("emphasis", "emphasis"),
+    "strong": ("strong emphasis", "strong emphasis"),
+    "s": ("strikethrough", "strikethrough"),
+}
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
+VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+BLANK = " \t\n"
+
+
+def check_destination(
+    child: Token,
+    content: str,
+    before: int,
+    path: str,
+    locate: Locator,
+    warnings: list[Problem],
+) -> bool:
+    """Warn about a shortcode used as a destination (it would be published as a broken URL);
+    ``before`` such destinations came earlier in ``content``. True when it warned."""
+    target = child.attrs.get("href" if child.type == "link_open" else "src")
+    if not isinstance(target, str) or not _SHORTCODE_DESTINATION.match(target):
+        return False
+    found = [m.end() - 2 for m in _DESTINATION_OPENING.finditer(content)]
+    line, col = locate(found[before] if before < len(found) else 0)
+    warnings.append(Problem(path, line, col, _NO_DESTINATION))
+    return True
+
+
+def check_references(
+    references: Any, lines: SourceLines, path: str, warnings: list[Problem]
+) -> None:
+    """The same for a reference definition, ``[photo]: <% media_image 1 %>``."""
+    for reference in (references or {}).values():
+        target, where = reference.get("href"), reference.get("map")
+        if isinstance(target, str) and where and _SHORTCODE_DESTINATION.match(target):
+            index = where[0]
+            text = lines.lines[index] if index < len(lines.lines) else ""
+            col = max(text.find("<%"), 0) + 1
+            warnings.append(Problem(path, lines.start_line + index, col, _NO_DESTINATION))
+
+
+def block_kind(found: Found | None) -> str | None:
+    """What a shortcode is when its HTML is a block element (as the bundled templates make it).
+
+    A video's player is a ``<div>`` (iframe wrapper or script embed), a captioned image a
+    ``<figure>``; an image without a caption is an inline ``<img>``.
+    """
+    shortcode = found.shortcode if found is not None else None
+    if shortcode is None:
+        return None
+    if shortcode.is_video:
+        return "a video player is a block"
+    if shortcode.option("caption"):
+        return "an image with a caption is a block (<figure>)"
+    return None
+
+
+def place_blocks(tokens: list[Token], with_blocks: list[int], warnings: list[Problem]) -> None:
+    """Split paragraphs around their block shortcodes; warn where that cannot be done.
+
+    A block is valid HTML directly in a list item (a tight list's hidden paragraph) or a table
+    cell; in a shown paragraph, outside any inline element, the paragraph is split around it
+    (``<p>before</p>``, the block, ``<p>after</p>``); anywhere else (a heading, a link,
+    emphasis, inline HTML) it stays, with a warning.
+    """
+    splits: dict[int, list[int]] = {}
+    for i in with_blocks:
+        at = _check_blocks(tokens, i, warnings)
+        if at:
+            splits[i] = at
+    if not splits:
+        return
+    result: list[Token] = []
+    done = 0
+    for i, at in splits.items():  # in document order: with_blocks is
+        result.extend(tokens[done : i - 1])
+        result.extend(_split(tokens[i - 1], tokens[i], tokens[i + 1], at))
+        done = i + 2
+    result.extend(tokens[done:])
+    tokens[:] = result
+
+
+def _check_blocks(tokens: list[Token], i: int, warnings: list[Problem]) -> list[int]:
+    """The children of ``tokens[i]`` to split its paragraph at; warns about the others."""
+    inline, opening = tokens[i], tokens[i - 1] if i else None
+    children = inline.children or []
+    paragraph = opening is not None and opening.type == "paragraph_open" and not opening.hidden
+    splittable = paragraph and not _only_shortcodes(children)  # else it renders as blocks
+    heading = opening is not None and opening.tag in HEADINGS
+    inside: list[tuple[bool, str, str]] = []  # open inline elements: (raw HTML, where, noun)
+    at: list[int] = []
+    for k, child in enumerate(children):
+        if child.nesting == 1:
+            where, noun = INSIDE.get(child.tag) or (f"<{child.tag}>", f"<{child.tag}>")
+            inside.append((False, where, noun))
+        elif child.nesting == -1:
+            _close(inside, False, None)
+        elif child.type == "html_inline":
+            _follow_html(child.content, inside)
+        elif child.type == TOKEN:
+            found: Found | None = child.meta.get("found")
+            kind = block_kind(found)
+            if kind is None or found is None or found.shortcode is None:
+                continue
+            if inside:
+                _warn(warnings, found.shortcode, kind, inside[-1][1], inside[-1][2])
+            elif heading:
+                _warn(warnings, found.shortcode, kind, "a heading", "heading")
+            elif splittable:
+                at.append(k)
+    return at
+
+
+def _follow_html(tag: str, inside: list[tuple[bool, str, str]]) -> None:
+    """Keep ``inside`` up to date with an inline HTML tag (comments and the like: no change)."""
+    match = HTML_TAG.match(tag)
+    if match is None:
+        return
+    name = f"<{match.group(2).lower()}>"
+    if match.group(1):
+        _close(inside, True, name)
+    elif match.group(2).lower() not in VOID and not tag.rstrip().endswith("/>"):
+        inside.append((True, name, name))
+
+
+def _close(inside: list[tuple[bool, str, str]], html: bool, name: str | None) -> None:
+    """Forget the innermost open element of that origin (and name, for raw HTML)."""
+    for j in range(len(inside) - 1, -1, -1):
+        if inside[j][0] == html and (name is None or inside[j][1] == name):
+            del inside[j]
+            return
+
+
+def _warn(warnings: list[Problem], shortcode: Shortcode, kind: str, where: str, noun: str) -> None:
+    advice = f"move the shortcode out of the {noun}, onto a line of its own"
+    if shortcode.is_image:
+        advice += ", or drop caption= to get an inline <img>"
+    loc = shortcode.location
+    message = (
+        f"{kind} and cannot be inside {where} "
+        f"(invalid HTML: browsers break the page apart there); {advice}"
+    )
+    warnings.append(Problem(loc.path, loc.line, loc.col, message))
+
+
+def _split(opening: Token, inline: Token, closing: Token, at: list[int]) -> list[Token]:
+    """The paragraph as paragraphs of its text between the blocks, and one per block.
+
+    Whitespace and line breaks next to a block go: no empty ``<p></p>``, no ``<br />`` at a
+    paragraph's end. A block's own paragraph renders without ``<p>`` (see ``mark_blocks``).
+    """
+    children = inline.children or []
+    result: list[Token] = []
+    start, begin = 0, 0  # the piece's first child, and its offset in the inline content
+    for k in [*at, len(children)]:
+        if k < len(children):
+            block = children[k]
+            end = block.meta["offset"]
+            after = end + len(block.content)
+        else:
+            end = after = len(inline.content)
+        piece = _trimmed(children[start:k])
+        if piece:
+            result += _paragraph(opening, inline, closing, piece, begin, end)
+        if k < len(children):
+            result += _paragraph(opening, inline, closing, [children[k]], end, after)
+        start, begin = k + 1, after
+    return result
+
+
+def _trimmed(children: list[Token]) -> list[Token]:
+    piece = list(children)
+    while piece and _blank(piece[0]):
+        del piece[0]
+    while piece and _blank(piece[-1]):
+        del piece[-1]
+    if piece and piece[0].type == "text":
+        piece[0].content = piece[0].content.lstrip(BLANK)
+    if piece and piece[-1].type == "text":
+        piece[-1].content = piece[-1].content.rstrip(BLANK)
+    return piece
+
+
+def _blank(token: Token) -> bool:
+    if token.type in ("softbreak", "hardbreak"):
+        return True
+    return token.type == "text" and not token.content.strip(BLANK)
+
+
+def _paragraph(
+    opening: Token, inline: Token, closing: Token, children: list[Token], begin: int, end: int
+) -> list[Token]:
+    """A paragraph of ``children``: the part ``begin:end`` of ``inline``'s content."""
+    content = inline.content[begin:end]
+    begin += len(content) - len(content.lstrip(BLANK))
+    content = content.strip(BLANK)
+    lines = None
+    if inline.map:
+        first = inline.map[0] + inline.content.count("\n", 0, begin)
+        lines = [first, first + content.count("\n") + 1]
+    return [
+        opening.copy(attrs=dict(opening.attrs), map=lines, meta=dict(opening.meta)),
+        inline.copy(content=content, children=children, map=lines, meta=dict(inline.meta)),
+        closing.copy(attrs=dict(closing.attrs), meta=dict(closing.meta)),
+    ]
+
+
+def mark_blocks(tokens: list[Token]) -> None:
+    """Mark paragraphs that hold only shortcodes: they render as blocks, without ``<p>``."""
+    for i in range(len(tokens) - 2):
+        opening, inline, closing = tokens[i], tokens[i + 1], tokens[i + 2]
+        if (
+            opening.type == "paragraph_open"
+            and inline.type == "inline"
+            and closing.type == "paragraph_close"
+            and _only_shortcodes(inline.children or [])
+        ):
+            opening.meta[BLOCK] = closing.meta[BLOCK] = True
+
+
+def _only_shortcodes(children: list[Token]) -> bool:
+    seen = False
+    for child in children:
+        if child.type == TOKEN:
+            seen = True
+        elif child.type in ("softbreak", "hardbreak"):
+            continue
+        elif child.type != "text" or child.content.strip():
+            return False
+    return seen
+
+
+# -- positions --------------------------------------------------------------------------------

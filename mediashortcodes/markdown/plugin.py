@@ -1,0 +1,331 @@
+"""The markdown-it-py plugin's rules: shortcodes in Markdown, with their real positions in the file.
+
+::
+
+    md = MarkdownIt("commonmark").use(shortcodes_plugin)
+    env = {"mediashortcodes": {"path": "content/post.md", "start_line": 4}}
+    html = md.render(text, env)
+    env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
+    env["mediashortcodes"]["warnings"]
+
+An inline rule only finds where a shortcode ends, so code spans, code blocks and backslash
+escapes keep their meaning; a core rule then parses each one and maps its offsets back to
+lines and columns of the source. Rendering is separate: without a renderer a shortcode
+shows as its own (escaped) text, so nothing needs the network.
+
+Shortcodes are also expanded in the text of raw HTML blocks (a ``<div>`` around images),
+but not in attributes, comments, or ``pre``/``code``/``script``/``style``/``textarea``.
+
+A top-level paragraph of one line holding one shortcode, the commonest case, is claimed by a
+block rule as a single ``media_shortcode_block`` token, the same as a one-shortcode paragraph
+in output and records; it skips the other block rules and the inline parser, which cost a
+shortcode-heavy site more than all the rest of the plugin (profiled on the benchmarks).
+
+A shortcode that renders as a block element (a video player, an image with a caption: a
+``<figure>``) but is written inside a paragraph's text splits the paragraph around it, so the
+HTML stays valid; where no split can be exact (in a heading, a link, emphasis, an inline HTML
+element) it renders where it is and a warning at its place tells the author to move it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from ..errors import Problem
+from ..language import (
+    Found,
+    Location,
+    Shortcode,
+    ShortcodeRenderer,
+    find_end,
+    is_opening,
+    parse_one,
+    simple_shortcode,
+    unterminated,
+)
+from ..language.htmltext import find_in_html, splice
+from .blocks import block_kind, check_destination, check_references, mark_blocks, place_blocks
+from .positions import Locator, SourceLines
+from .tokens import BLOCK, BLOCK_TOKEN, ENV_KEY, FOUND, LONE_TOKENS, TOKEN
+
+
+def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
+    """Parse ``<% ... %>`` shortcodes; render them with ``renderer`` when one is given.
+
+    Per document, ``env["mediashortcodes"]`` takes ``path`` (default "<string>"),
+    ``start_line`` (the file line of the text's first line, default 1) and optionally
+    ``renderer`` (overrides the plugin's); after parsing it holds ``shortcodes`` (in
+    document order), ``problems`` and ``warnings``: a ``Problem`` for each block shortcode (a
+    video, a captioned image) inside a heading, a link, emphasis or an inline HTML element,
+    where its HTML is invalid; a builder prints them as ``path:line:col: warning: message``.
+    """
+    md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
+    md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
+    md.core.ruler.before("block", f"{TOKEN}_begin", _begin)
+    md.core.ruler.after("inline", TOKEN, _collect)
+
+    def renderer_for(env: EnvType) -> ShortcodeRenderer | None:
+        data = env.get(ENV_KEY) if isinstance(env, dict) else None
+        chosen = data.get("renderer") if isinstance(data, dict) else None
+        return chosen or renderer
+
+    default_open = _previous(md, "paragraph_open")
+    default_close = _previous(md, "paragraph_close")
+    default_html_block = _previous(md, "html_block")
+
+    def render_shortcode(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        token = tokens[idx]
+        chosen = renderer_for(env)
+        found = token.meta.get("found")
+        if chosen is None or found is None:
+            return escapeHtml(token.content)
+        return _render_found(chosen, found)
+
+    def render_block(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        token = tokens[idx]
+        chosen = renderer_for(env)
+        shortcode = token.meta.get("shortcode")
+        if chosen is not None and shortcode is not None:
+            return chosen.render(shortcode) + "\n"
+        found = token.meta.get("found")
+        if chosen is None or found is None:
+            return f"<p>{escapeHtml(token.content)}</p>\n"
+        return _render_found(chosen, found) + "\n"
+
+    def paragraph_open(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        if _is_block(tokens[idx]) and renderer_for(env) is not None:
+            return ""
+        return default_open(self, tokens, idx, options, env)
+
+    def paragraph_close(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        if _is_block(tokens[idx]) and renderer_for(env) is not None:
+            return "\n"
+        return default_close(self, tokens, idx, options, env)
+
+    def html_block(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        token = tokens[idx]
+        chosen = renderer_for(env)
+        founds: list[Found] = token.meta.get(FOUND) or []
+        if chosen is None or not founds:
+            return default_html_block(self, tokens, idx, options, env)
+        return splice(token.content, ((f.start, f.end, _render_found(chosen, f)) for f in founds))
+
+    md.add_render_rule(TOKEN, render_shortcode)
+    md.add_render_rule(BLOCK_TOKEN, render_block)
+    md.add_render_rule("paragraph_open", paragraph_open)
+    md.add_render_rule("paragraph_close", paragraph_close)
+    md.add_render_rule("html_block", html_block)
+
+
+def _previous(md: MarkdownIt, name: str) -> Callable[..., str]:
+    """The render rule in place before ours (another plugin's, or the default)."""
+    rule = md.renderer.rules.get(name)
+    if rule is None:
+        return lambda self, tokens, idx, options, env: self.renderToken(tokens, idx, options, env)
+    return lambda self, tokens, idx, options, env: rule(tokens, idx, options, env)
+
+
+def _is_block(token: Token) -> bool:
+    return bool(token.meta.get(BLOCK)) and not token.hidden
+
+
+def _render_found(renderer: ShortcodeRenderer, found: Found) -> str:
+    if found.shortcode is not None:
+        return renderer.render(found.shortcode)
+    return "".join(renderer.problem(p) for p in found.problems)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+
+def _shortcode_rule(state: StateInline, silent: bool) -> bool:
+    """Claim ``<% ... %>`` as one token, so nothing inside it is read as Markdown."""
+    pos = state.pos
+    if state.src[pos] != "<" or not is_opening(state.src, pos, escapable=False):
+        return False
+    end = find_end(state.src, pos, state.posMax)
+    stop = pos + 2 if end is None else end
+    if not silent:
+        token = state.push(TOKEN, "", 0)
+        token.content = state.src[pos:stop]
+        token.meta = {"offset": pos, "terminated": end is not None}
+    state.pos = stop
+    return True
+
+
+# A line that is one shortcode, closed by the first "%>", with nothing but blanks after it:
+# what is_opening and find_end accept, in one match (the rule's commonest case).
+_LONE_LINE = re.compile(r"(<%(?:[^\S\n]|[^\W\d])(?:(?!<%|%>)[^\n])*%>)[ \t]*(?=\n|\Z)")
+
+
+def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Claim a top-level line that is one complete shortcode followed by a blank line.
+
+    Anything else (nested blocks, several shortcodes, text around it, a shortcode over
+    several lines) is left to the paragraph and inline rules, which handle it all.
+    """
+    if state.level or state.blkIndent or state.sCount[start] >= 4:
+        return False
+    src = state.src
+    pos = state.bMarks[start] + state.tShift[start]
+    if not src.startswith("<%", pos):
+        return False
+    if start + 1 < end and not state.isEmpty(start + 1):
+        return False
+    line_end = state.eMarks[start]
+    match = _LONE_LINE.match(src, pos, line_end)
+    if match is not None:
+        stop = match.end(1)
+    else:
+        if not is_opening(src, pos, escapable=False):
+            return False
+        found_stop = find_end(src, pos, line_end)
+        if found_stop is None or src[found_stop:line_end].strip():
+            return False
+        stop = found_stop
+    if not silent:
+        token = state.push(BLOCK_TOKEN, "", 0)
+        token.content = src[pos:stop]
+        token.map = [start, start + 1]
+        token.meta = {"col": pos - state.bMarks[start]}
+        state.env[ENV_KEY][LONE_TOKENS].append(token)  # the list _begin put there
+    state.line = start + 1
+    return True
+
+
+def _begin(state: StateCore) -> None:
+    """Give the block rule a list for the lone lines' tokens of this document."""
+    data = state.env.get(ENV_KEY)
+    if not isinstance(data, dict):
+        data = state.env[ENV_KEY] = {}
+    data[LONE_TOKENS] = []
+
+
+def _collect(state: StateCore) -> None:
+    """Parse every shortcode token with its real position; record them in ``env``."""
+    data = state.env.setdefault(ENV_KEY, {})
+    path = str(data.get("path", "<string>"))
+    start_line = int(data.get("start_line", 1))
+    shortcodes: list[Shortcode] = []
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    data["shortcodes"], data["problems"], data["warnings"] = shortcodes, problems, warnings
+    lone: list[Token] = data.pop(LONE_TOKENS, [])
+    if "<%" not in state.src:
+        return
+    if state.src.count("<%") == len(lone):
+        # Every "<%" opens a lone line's shortcode (the commonest page): those tokens are
+        # all there is to parse, in order, without walking every token of the page.
+        for token in lone:
+            _collect_lone(token, path, start_line, shortcodes, problems)
+        return
+    lines = SourceLines(state.src, start_line)
+    check_references(state.env.get("references"), lines, path, warnings)
+    in_paragraphs = False  # a shortcode in an inline token; lone lines are block tokens
+    with_blocks: list[int] = []  # inline tokens holding a block shortcode (a figure, a video)
+    for i, token in enumerate(state.tokens):
+        if token.type == "inline" and token.children:
+            if "<%" not in token.content:
+                continue  # nothing to find, and no text a later table cell could be taken for
+            in_paragraphs = True
+            locate = lines.locator(token)
+            locate.advance()
+            destinations = 0  # shortcodes written as destinations met so far in this token
+            for child in token.children:
+                if child.type == "image" and child.children:
+                    _as_text(child.children)
+                if child.type != TOKEN:
+                    if child.type in ("link_open", "image") and check_destination(
+                        child, token.content, destinations, path, locate, warnings
+                    ):
+                        destinations += 1
+                    continue
+                found = _parse_token(child, path, locate)
+                child.meta["found"] = found
+                _record(found, shortcodes, problems)
+                if block_kind(found) and (not with_blocks or with_blocks[-1] != i):
+                    with_blocks.append(i)
+        elif token.type == BLOCK_TOKEN and token.map:
+            _collect_lone(token, path, start_line, shortcodes, problems)
+        elif token.type == "html_block" and "<%" in token.content:
+            founds = list(find_in_html(token.content, path, lines.locator(token), escaped=False))
+            token.meta[FOUND] = founds
+            for found in founds:
+                _record(found, shortcodes, problems)
+    if with_blocks:
+        place_blocks(state.tokens, with_blocks, warnings)
+    if in_paragraphs:
+        mark_blocks(state.tokens)
+
+
+def _collect_lone(
+    token: Token, path: str, start_line: int, shortcodes: list[Shortcode], problems: list[Problem]
+) -> None:
+    line, col = start_line + token.map[0], token.meta["col"] + 1
+    shortcode = simple_shortcode(token.content, path, line, col)
+    if shortcode is not None:  # the commonest case, without the general parser's Found
+        token.meta["shortcode"] = shortcode
+        shortcodes.append(shortcode)
+        return
+    found = _parse_block(token, path, line)
+    token.meta["found"] = found
+    _record(found, shortcodes, problems)
+
+
+def _parse_token(token: Token, path: str, locate: Locator) -> Found:
+    offset = token.meta["offset"]
+    if not token.meta["terminated"]:
+        return unterminated(token.content, 0, path, lambda i: locate(offset + i))
+    found = parse_one(token.content, path, lambda i: locate(offset + i))
+    shortcode = found.shortcode
+    line, col = locate.shortcode_start(offset, token.content)
+    if shortcode is not None and (line, col) != (shortcode.location.line, shortcode.location.col):
+        # The content did not map onto the source line (tabs, escaped table pipes).
+        shortcode = replace(shortcode, location=Location(path, line, col))
+        return Found(found.start, found.end, found.source, shortcode, found.problems)
+    return found
+
+
+def _parse_block(token: Token, path: str, line: int) -> Found:
+    col = token.meta["col"]
+    return parse_one(token.content, path, lambda i: (line, col + i + 1))
+
+
+def _record(found: Found, shortcodes: list[Shortcode], problems: list[Problem]) -> None:
+    if found.shortcode is not None:
+        shortcodes.append(found.shortcode)
+    problems.extend(found.problems)
+
+
+def _as_text(tokens: list[Token]) -> None:
+    """Shortcodes in an image's alt text stay text: an alt cannot hold an image."""
+    for token in tokens:
+        if token.type == TOKEN:
+            token.type = "text"
+        elif token.children:
+            _as_text(token.children)
+
+
+# A shortcode written as a link's or image's destination, `[x](<% media_image 1 %>)`, as
+# markdown-it percent-encodes it: "<" opens the destination, the rest is escaped.

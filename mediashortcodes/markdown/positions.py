@@ -1,0 +1,90 @@
+"""Real source positions for the shortcodes markdown-it-py found: lines and columns of
+the file, front matter included."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from functools import cached_property
+
+from markdown_it.token import Token
+
+
+class SourceLines:
+    """The document's lines, and how far inline tokens already reached on each line."""
+
+    def __init__(self, src: str, start_line: int) -> None:
+        self.src = src
+        self.start_line = start_line
+        self.cursors: dict[int, int] = {}
+
+    @cached_property  # only for shortcodes inside paragraphs and HTML: most pages have none
+    def lines(self) -> list[str]:
+        return self.src.split("\n")
+
+    def locator(self, token: Token) -> Locator:
+        return Locator(self, token)
+
+    def find(self, index: int, text: str) -> int:
+        """Column (0-based) of ``text`` on line ``index``, after earlier cells of that line."""
+        if not 0 <= index < len(self.lines):
+            return -1
+        line = self.lines[index]
+        cursor = self.cursors.get(index, 0)
+        col = line.find(text, cursor)
+        if col < 0:
+            col = line.find(text)
+        if col >= 0:
+            self.cursors[index] = max(cursor, col + len(text))
+        return col
+
+
+class Locator:
+    """Offsets in an inline or HTML block token's content to (line, col) in the file.
+
+    Block rules strip list markers, ``>`` and indentation from each line, and table cells
+    are parts of a line; each content line is found again on its source line.
+    """
+
+    def __init__(self, source: SourceLines, token: Token) -> None:
+        self.source = source
+        self.content = token.content
+        self.first = token.map[0] if token.map else None
+        self.starts = [0]
+        newline = self.content.find("\n")
+        while newline >= 0:  # str.find, not a loop over characters: this runs for every inline
+            self.starts.append(newline + 1)
+            newline = self.content.find("\n", newline + 1)
+        self.cols: dict[int, int] = {}
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        j = bisect_right(self.starts, offset) - 1
+        col = offset - self.starts[j]
+        if self.first is None:
+            return self.source.start_line + j, col + 1
+        return self.source.start_line + self.first + j, self._line_col(j) + col + 1
+
+    def advance(self) -> None:
+        """Claim this token's place on its first line, so a later table cell is found after it."""
+        if self.first is not None:
+            self._line_col(0)
+
+    def _line_col(self, j: int) -> int:
+        if j not in self.cols:
+            end = self.starts[j + 1] - 1 if j + 1 < len(self.starts) else len(self.content)
+            text = self.content[self.starts[j] : end].rstrip()
+            found = self.source.find(self.first + j, text) if text and self.first is not None else 0
+            self.cols[j] = max(found, 0)
+        return self.cols[j]
+
+    def shortcode_start(self, offset: int, source: str) -> tuple[int, int]:
+        """Where ``source`` (a shortcode at ``offset``) starts, checked against the file."""
+        line, col = self(offset)
+        if self.first is None:
+            return line, col
+        index = line - self.source.start_line
+        lines = self.source.lines
+        head = source.split("\n", 1)[0]
+        if 0 <= index < len(lines) and lines[index][col - 1 : col - 1 + len(head)] == head:
+            return line, col
+        found = lines[index].find(head) if 0 <= index < len(lines) else -1
+        return (line, found + 1) if found >= 0 else (line, col)
