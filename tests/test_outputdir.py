@@ -116,7 +116,7 @@ def test_builds_swapping_into_one_output_at_once_take_turns(tmp_path):
     # each must find the output it replaces, never the other's half-made swap.
     from concurrent.futures import ThreadPoolExecutor
 
-    from mediashortcodes.site.builder import swap_into_place
+    from mediashortcodes.site.outputdir import swap_into_place
 
     output = tmp_path / "_site"
 

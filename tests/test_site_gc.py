@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from mediashortcodes.site.builder import cyclic_gc_paused
+from mediashortcodes.site.runtime import cyclic_gc_paused
 
 
 def test_the_collector_is_paused_during_the_block_and_runs_again_after_it():
@@ -55,7 +55,7 @@ def test_a_collector_the_caller_turned_off_stays_off():
 
 
 def test_objects_frozen_while_the_service_is_asked_are_unfrozen_after_it_even_on_failure():
-    from mediashortcodes.site.builder import rendered_pages_frozen
+    from mediashortcodes.site.runtime import rendered_pages_frozen
 
     page = ["rendered page"]
     with pytest.raises(RuntimeError), rendered_pages_frozen():

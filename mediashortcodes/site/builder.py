@@ -10,19 +10,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 import os
-import re
-import secrets
 import shutil
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
@@ -48,53 +44,11 @@ from ..media.resolver import (
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
 from .layout_undefined import PrintedUndefined, UndefinedPrints
-from .outputdir import check_output_dir, remove_leftovers, taking_turns
+from .markers import DeferredRenderer, with_markers_replaced
+from .outputdir import check_output_dir, remove_leftovers, swap_into_place
+from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
 from .static_files import check_static, copy_static
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
-
-T = TypeVar("T")
-
-
-@contextlib.contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a build renders and writes.
-
-    Those phases keep hundreds of thousands of objects alive until the build ends and make
-    almost no cyclic garbage (reference counting frees the rest), so the collector only
-    re-scans live objects: 0.5 s of a 10,000-page warm build, profiled. It keeps running
-    while the service is asked: the network client does leave cycles behind.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            # What the block made lives on, and the allocations counted while paused would
-            # start a collection at once that scans all of it (40 ms after rendering a
-            # 10,000-page site) only to find it alive: it is frozen; the build unfreezes.
-            gc.freeze()
-            gc.enable()
-
-
-@contextlib.contextmanager
-def rendered_pages_frozen() -> Iterator[None]:
-    """Keep the collector off what exists now (the rendered pages) while the service is asked.
-
-    The collector must run there (the network client leaves cycles behind), but each full
-    collection re-scanned every live page: 0.4 s of a 10,000-page warm build's resolution.
-    Frozen objects are only skipped; they are collected as usual once unfrozen.
-    """
-    gc.freeze()
-    # What resolution allocates lives until the build ends, too: collect young objects
-    # less often (300 collections of a 10,000-page warm build's resolution, 0.09 s).
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
 
 
 @dataclass(frozen=True)
@@ -135,78 +89,6 @@ class BuildResult:
 
 def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-class DeferredRenderer:
-    """Records shortcodes during rendering and leaves a marker for each in the HTML.
-
-    A marker is ``STX <build key>:<index> ETX``: control characters, which no escaping
-    touches and no text or HTML has, around a key drawn for this build, so text that
-    looks like a marker (an author's, a template's) is never taken for one. ASCII keeps
-    pages of ASCII or Latin-1 text in Python's compact one-byte strings, and the markers
-    survive any charset a page is encoded in. They are replaced once everything is resolved.
-    """
-
-    def __init__(self) -> None:
-        self.shortcodes: list[Shortcode] = []
-        self._index: dict[int, int] = {}
-        self.problems: list[Problem] = []
-        # Problems at a place outside the page being rendered (a layout's): each names its page.
-        self.on_pages: list[OnPage] = []
-        self.used: set[int] = set()
-        self.page = ""
-        # Each named page with the places it used (the same set as `used`): a problem found
-        # later, at a layout's place, can then name the pages it is on.
-        self.page_uses: list[tuple[str, set[int]]] = []
-        key = secrets.token_hex(4)
-        self._opening = f"\x02{key}:"
-        self.marker = re.compile(f"\x02{key}:(\\d+)\x03")
-
-    def begin_page(self, page: str = "") -> None:
-        """Start recording the places of ``page`` (its path as shown in problems, if any)."""
-        self.used = set()
-        self.page = page
-        if page:
-            self.page_uses.append((page, self.used))
-
-    def render(self, shortcode: Shortcode) -> str:
-        # By identity: every place in Markdown is a new shortcode, and a layout's is one object
-        # rendered on every page (hashing each would cost more than the rest of this).
-        # The list keeps each object alive, so no identity is reused.
-        index = self._index.setdefault(id(shortcode), len(self.shortcodes))
-        if index == len(self.shortcodes):
-            self.shortcodes.append(shortcode)
-        self.used.add(index)
-        return f"{self._opening}{index}\x03"
-
-    def problem(self, problem: Problem) -> str:
-        if self.page and problem.path != self.page:  # e.g. a layout's media_image(page.hero)
-            self.on_pages.append(OnPage(problem, self.page))
-        else:
-            self.problems.append(problem)
-        return ""
-
-    def found_problems(self) -> list[Problem | OnPage]:
-        """Every problem found while rendering (malformed shortcodes, broken layouts)."""
-        return [*self.problems, *self.on_pages]
-
-    def placed(self, failed: list[tuple[Shortcode, str]]) -> list[Problem | OnPage]:
-        """The problem of each failed place, naming the pages that used it when it is outside
-        them. Only on failure: it looks at every page's places."""
-        if not failed:
-            return []
-        indices = {self._index.get(id(sc), -1) for sc, _ in failed}
-        pages: dict[int, list[str]] = {i: [] for i in indices}
-        for page, used in self.page_uses:
-            for i in used & indices:
-                pages[i].append(page)
-        problems: list[Problem | OnPage] = []
-        for sc, message in failed:
-            loc = sc.location
-            problem = Problem(loc.path, loc.line, loc.col, message)
-            on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]
-            problems += [OnPage(problem, page) for page in on] if on else [problem]
-        return problems
 
 
 @dataclass
@@ -545,36 +427,6 @@ class SiteBuilder:
             raise
 
 
-def with_markers_replaced(
-    html: str,
-    marker: re.Pattern[str],
-    html_by_index: list[str],
-    element_ids: Mapping[int, str] | None = None,
-) -> str:
-    """``html`` with each ``marker`` replaced by the HTML of its shortcode.
-
-    ``element_ids`` gives the element id in a shortcode's HTML (a script embed's, from its
-    place in the source): where one id comes back on the same page (a partial included
-    twice, a macro called twice), the copies become ``<id>-2``, ``<id>-3``... so each
-    player finds its own element.
-
-    Split and joined rather than ``re.sub`` with a function: one Python call per marker
-    was most of the cost (a 10,000-page site has 60,000 markers).
-    """
-    parts = marker.split(html)  # text, index, text, index, ..., text
-    indices = parts[1::2]
-    parts[1::2] = [html_by_index[int(index)] for index in indices]
-    if element_ids:
-        seen: dict[str, int] = {}
-        for k, index in enumerate(indices):
-            element = element_ids.get(int(index))
-            if element is not None:
-                copies = seen[element] = seen.get(element, 0) + 1
-                if copies > 1:
-                    parts[2 * k + 1] = parts[2 * k + 1].replace(element, f"{element}-{copies}")
-    return "".join(parts)
-
-
 def _resolved_html(
     sc: Shortcode, outcome: ImageOutcome | VideoOutcome, renderer: Renderer, prefix: str
 ) -> str:
@@ -586,47 +438,10 @@ def _resolved_html(
     return renderer.image(sc, image)
 
 
-def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, without the result on the task.
-
-    Python 3.11 formats the SIGINT handler, which holds the main task, into an error message
-    when ``asyncio.run`` restores signals; the repr of a whole site's resolution costs tens
-    of milliseconds on every build (profiled on the warm build).
-    """
-    box: list[T] = []
-
-    async def main() -> None:
-        box.append(await coroutine)
-
-    asyncio.run(main())
-    return box[0]
-
-
 def media_url_prefix(base_url: str, media_dir: str) -> str:
     """Root-relative URL of the media directory, honouring a base_url with a path."""
     base_path = urlsplit(base_url).path.rstrip("/")
     return f"{base_path}/{media_dir.strip('/')}/"
-
-
-def swap_into_place(staging: Path, output: Path) -> None:
-    """Replace `output` by `staging`; the old output stays whole until the last moment.
-
-    Builds into one output at once take turns here (a lock on the folder that holds it):
-    interleaved, one build's renames would find another's output in the way.
-    """
-    with taking_turns(output.parent):
-        if output.exists() and not output.is_dir():
-            raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
-        old = output.parent / f".{output.name}.old-{os.getpid()}"
-        if output.exists():
-            os.replace(output, old)
-        try:
-            os.replace(staging, output)
-        except BaseException:
-            if old.exists():
-                os.replace(old, output)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def build_site(config: Config, options: BuildOptions | None = None, **kwargs: Any) -> BuildResult:

@@ -1,4 +1,5 @@
-"""Which directory a build may replace with its output, and what a killed build left there.
+"""The output directory: which one a build may replace, the swap that replaces it, and what
+a killed build left there.
 
 A build swaps its staging directory in for the output and deletes the old one, so an
 output that is, or holds, the site's own files would delete them: the site root, content,
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import Config
-from ..errors import ConfigError
+from ..errors import ConfigError, MediaShortcodesError
 from ..usage.manifest import MANIFEST_NAME
 
 try:
@@ -25,7 +26,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: builds into one output do not take turns
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["check_output_dir", "remove_leftovers", "taking_turns"]
+__all__ = ["check_output_dir", "remove_leftovers", "swap_into_place", "taking_turns"]
 
 
 def _holds(outer: Path, inner: Path) -> bool:
@@ -103,3 +104,24 @@ def taking_turns(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def swap_into_place(staging: Path, output: Path) -> None:
+    """Replace `output` by `staging`; the old output stays whole until the last moment.
+
+    Builds into one output at once take turns here (a lock on the folder that holds it):
+    interleaved, one build's renames would find another's output in the way.
+    """
+    with taking_turns(output.parent):
+        if output.exists() and not output.is_dir():
+            raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
+        old = output.parent / f".{output.name}.old-{os.getpid()}"
+        if output.exists():
+            os.replace(output, old)
+        try:
+            os.replace(staging, output)
+        except BaseException:
+            if old.exists():
+                os.replace(old, output)
+            raise
+        shutil.rmtree(old, ignore_errors=True)

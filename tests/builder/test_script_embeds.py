@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from mediashortcodes import config
-from mediashortcodes.site.builder import BuildOptions, SiteBuilder, with_markers_replaced
+from mediashortcodes.site.builder import BuildOptions, SiteBuilder
+from mediashortcodes.site.markers import with_markers_replaced
 
 from .conftest import small_site
 

@@ -1,0 +1,114 @@
+"""Deferred rendering: each shortcode leaves a marker in the page while everything is rendered,
+and its HTML replaces the marker once the whole site is resolved."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+
+from ..errors import Problem
+from ..language import Shortcode
+from .template_problems import OnPage
+
+
+class DeferredRenderer:
+    """Records shortcodes during rendering and leaves a marker for each in the HTML.
+
+    A marker is ``STX <build key>:<index> ETX``: control characters, which no escaping
+    touches and no text or HTML has, around a key drawn for this build, so text that
+    looks like a marker (an author's, a template's) is never taken for one. ASCII keeps
+    pages of ASCII or Latin-1 text in Python's compact one-byte strings, and the markers
+    survive any charset a page is encoded in. They are replaced once everything is resolved.
+    """
+
+    def __init__(self) -> None:
+        self.shortcodes: list[Shortcode] = []
+        self._index: dict[int, int] = {}
+        self.problems: list[Problem] = []
+        # Problems at a place outside the page being rendered (a layout's): each names its page.
+        self.on_pages: list[OnPage] = []
+        self.used: set[int] = set()
+        self.page = ""
+        # Each named page with the places it used (the same set as `used`): a problem found
+        # later, at a layout's place, can then name the pages it is on.
+        self.page_uses: list[tuple[str, set[int]]] = []
+        key = secrets.token_hex(4)
+        self._opening = f"\x02{key}:"
+        self.marker = re.compile(f"\x02{key}:(\\d+)\x03")
+
+    def begin_page(self, page: str = "") -> None:
+        """Start recording the places of ``page`` (its path as shown in problems, if any)."""
+        self.used = set()
+        self.page = page
+        if page:
+            self.page_uses.append((page, self.used))
+
+    def render(self, shortcode: Shortcode) -> str:
+        # By identity: every place in Markdown is a new shortcode, and a layout's is one object
+        # rendered on every page (hashing each would cost more than the rest of this).
+        # The list keeps each object alive, so no identity is reused.
+        index = self._index.setdefault(id(shortcode), len(self.shortcodes))
+        if index == len(self.shortcodes):
+            self.shortcodes.append(shortcode)
+        self.used.add(index)
+        return f"{self._opening}{index}\x03"
+
+    def problem(self, problem: Problem) -> str:
+        if self.page and problem.path != self.page:  # e.g. a layout's media_image(page.hero)
+            self.on_pages.append(OnPage(problem, self.page))
+        else:
+            self.problems.append(problem)
+        return ""
+
+    def found_problems(self) -> list[Problem | OnPage]:
+        """Every problem found while rendering (malformed shortcodes, broken layouts)."""
+        return [*self.problems, *self.on_pages]
+
+    def placed(self, failed: list[tuple[Shortcode, str]]) -> list[Problem | OnPage]:
+        """The problem of each failed place, naming the pages that used it when it is outside
+        them. Only on failure: it looks at every page's places."""
+        if not failed:
+            return []
+        indices = {self._index.get(id(sc), -1) for sc, _ in failed}
+        pages: dict[int, list[str]] = {i: [] for i in indices}
+        for page, used in self.page_uses:
+            for i in used & indices:
+                pages[i].append(page)
+        problems: list[Problem | OnPage] = []
+        for sc, message in failed:
+            loc = sc.location
+            problem = Problem(loc.path, loc.line, loc.col, message)
+            on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]
+            problems += [OnPage(problem, page) for page in on] if on else [problem]
+        return problems
+
+
+def with_markers_replaced(
+    html: str,
+    marker: re.Pattern[str],
+    html_by_index: list[str],
+    element_ids: Mapping[int, str] | None = None,
+) -> str:
+    """``html`` with each ``marker`` replaced by the HTML of its shortcode.
+
+    ``element_ids`` gives the element id in a shortcode's HTML (a script embed's, from its
+    place in the source): where one id comes back on the same page (a partial included
+    twice, a macro called twice), the copies become ``<id>-2``, ``<id>-3``... so each
+    player finds its own element.
+
+    Split and joined rather than ``re.sub`` with a function: one Python call per marker
+    was most of the cost (a 10,000-page site has 60,000 markers).
+    """
+    parts = marker.split(html)  # text, index, text, index, ..., text
+    indices = parts[1::2]
+    parts[1::2] = [html_by_index[int(index)] for index in indices]
+    if element_ids:
+        seen: dict[str, int] = {}
+        for k, index in enumerate(indices):
+            element = element_ids.get(int(index))
+            if element is not None:
+                copies = seen[element] = seen.get(element, 0) + 1
+                if copies > 1:
+                    parts[2 * k + 1] = parts[2 * k + 1].replace(element, f"{element}-{copies}")
+    return "".join(parts)
