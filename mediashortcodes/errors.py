@@ -107,3 +107,33 @@ class InvalidResponseError(ServiceError):
 # The service as a whole cannot be used (not one file's trouble): a build stops with exit 3
 # rather than listing every shortcode, and a live renderer leaves the service alone a while.
 OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
+
+
+# The contract's exit codes (the CLI's, and the Django commands'); 130 and 143 as a shell
+# reports Ctrl-C and SIGTERM.
+EXIT_PROBLEMS = 1  # the content or a report has problems (each listed)
+EXIT_CONFIG = 2  # usage or configuration error
+EXIT_SERVICE = 3  # the service could not be reached or refused the credentials
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+def exit_code_for(exc: MediaShortcodesError) -> int:
+    if isinstance(exc, ConfigError):
+        return EXIT_CONFIG
+    if isinstance(exc, ServiceError):
+        return EXIT_SERVICE
+    if isinstance(exc, (ContentError, CacheMissError)):
+        return EXIT_PROBLEMS
+    return EXIT_PROBLEMS
+
+
+def message_for(exc: MediaShortcodesError) -> str:
+    """The error's message, then the content's problems already found when it stopped a build
+    (the service down, a credential missing): fixed in the same round, not one outage later."""
+    message = str(exc)
+    if exc.content_problems:
+        listed = "\n".join(str(p) for p in exc.content_problems)
+        count = len(exc.content_problems)
+        message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
+    return message

@@ -15,20 +15,14 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import (
-    CacheMissError,
-    ConfigError,
-    ContentError,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     MediaShortcodesError,
-    ServiceError,
+    exit_code_for,
+    message_for,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-EXIT_PROBLEMS = 1
-EXIT_CONFIG = 2
-EXIT_SERVICE = 3
-EXIT_INTERRUPTED = 130  # 128 + SIGINT
-EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class Terminated(KeyboardInterrupt):
@@ -43,27 +37,6 @@ class CommandError(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True)
-
-
-def exit_code_for(exc: MediaShortcodesError) -> int:
-    if isinstance(exc, ConfigError):
-        return EXIT_CONFIG
-    if isinstance(exc, ServiceError):
-        return EXIT_SERVICE
-    if isinstance(exc, (ContentError, CacheMissError)):
-        return EXIT_PROBLEMS
-    return EXIT_PROBLEMS
-
-
-def message_for(exc: MediaShortcodesError) -> str:
-    """The error's message, then the content's problems already found when it stopped a build
-    (the service down, a credential missing): fixed in the same round, not one outage later."""
-    message = str(exc)
-    if exc.content_problems:
-        listed = "\n".join(str(p) for p in exc.content_problems)
-        count = len(exc.content_problems)
-        message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
-    return message
 
 
 def handle_errors(func: F) -> F:

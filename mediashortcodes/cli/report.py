@@ -9,9 +9,10 @@ import click
 
 from .. import config as config_module
 from ..config import Config
+from ..errors import EXIT_PROBLEMS
 from ..usage.manifest import Manifest
 from ..usage.reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
-from .base import EXIT_PROBLEMS, cli, handle_errors
+from .base import cli, handle_errors
 
 
 def print_report(result: ReportResult) -> int:

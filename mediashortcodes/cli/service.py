@@ -21,10 +21,10 @@ from .. import config as config_module
 from ..client.service import open_service
 from ..client.sync_client import Client, sync_client_from_config
 from ..config import Config
-from ..errors import InvalidResponseError, NotFoundError
+from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError
 from ..media import imageinfo
 from ..records import Crop
-from .base import EXIT_CONFIG, CommandError, cli, handle_errors
+from .base import CommandError, cli, handle_errors
 from .listing import files_text, folders_text, formats_text, to_json
 
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")

@@ -35,8 +35,7 @@ from django.test.client import RequestFactory
 from django.utils.html import escape
 from wagtail.models import Page, Site
 
-from ..cli.base import exit_code_for, message_for
-from ..errors import OUTAGES, ContentError, MediaShortcodesError
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, exit_code_for, message_for
 from ..language import Shortcode
 from ..media.live import LiveRenderer
 from ..media.resolver import Failure, ImageOutcome, Resolution

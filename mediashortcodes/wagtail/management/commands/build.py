@@ -28,10 +28,8 @@ from django.conf import settings as django_settings
 from django.core.management.base import CommandError
 from fsspec.implementations.local import LocalFileSystem
 
-from ....cli.base import exit_code_for
-from ....errors import MediaShortcodesError
-from ....site.builder import swap_into_place
-from ....site.outputdir import remove_leftovers
+from ....errors import MediaShortcodesError, exit_code_for
+from ....site.outputdir import remove_leftovers, swap_into_place
 from ...export import STAGED
 
 

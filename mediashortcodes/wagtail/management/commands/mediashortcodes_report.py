@@ -15,8 +15,7 @@ from typing import Any
 from django.conf import settings as django_settings
 from django.core.management.base import BaseCommand, CommandError
 
-from ....cli.base import EXIT_CONFIG, EXIT_PROBLEMS, exit_code_for
-from ....errors import ConfigError, MediaShortcodesError
+from ....errors import EXIT_CONFIG, EXIT_PROBLEMS, ConfigError, MediaShortcodesError, exit_code_for
 from ....usage.manifest import MANIFEST_NAME, Manifest
 from ....usage.reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
 from ...settings import read_settings

@@ -1,0 +1,130 @@
+"""The package's layers (docs/architecture.md): no import circle, and imports run one way.
+
+Module-level imports only: an import inside a function (the sandbox started on demand, the
+client opened only when something is missing from the cache) is how a lower layer reaches a
+higher one lazily, without a circle at import time.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import mediashortcodes
+
+PACKAGE = Path(mediashortcodes.__file__).parent
+
+# A layer may import its own modules and those of layers with a lower rank.
+RANKS = {
+    "errors": 0,
+    "records": 0,
+    "config": 0,
+    "client": 1,
+    "language": 1,
+    "markdown": 2,
+    "jinja": 2,
+    "media": 3,
+    "usage": 3,
+    "site": 4,
+}
+INTEGRATION_RANK = 5  # wagtail, picker, sandbox, and every integration to come
+CLI_RANK = 6
+BASE = {"errors", "records", "config"}
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = ["mediashortcodes", *path.relative_to(PACKAGE).with_suffix("").parts]
+        is_init = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_init else parts)] = (path, is_init)
+    return found
+
+
+def _imports() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, (path, is_init) in modules.items():
+        package = name if is_init else name.rsplit(".", 1)[0]
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                submodules = [f"{target}.{a.name}" for a in node.names]
+                named = [m for m in submodules if m in modules]
+                if target in modules and len(named) < len(submodules):
+                    graph[name].add(target)  # a name defined in the module or package itself
+                graph[name].update(named)
+            elif isinstance(node, ast.Import):
+                graph[name].update(a.name for a in node.names if a.name in modules)
+        graph[name].discard(name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _rank(layer: str) -> int:
+    if layer == "cli":
+        return CLI_RANK
+    return RANKS.get(layer, INTEGRATION_RANK)
+
+
+def test_the_package_has_no_import_circle() -> None:
+    assert _cycles(_imports()) == []
+
+
+def test_imports_run_down_the_layers() -> None:
+    wrong = []
+    for module, targets in _imports().items():
+        layer = _layer(module)
+        for target in targets:
+            other = _layer(target)
+            if layer == "__main__" or other in ("", layer) or (other in BASE and layer in BASE):
+                continue
+            if _rank(other) >= _rank(layer):
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def test_the_layers_are_folders() -> None:
+    loose = sorted(
+        p.name for p in PACKAGE.glob("*.py") if p.stem not in {"__init__", "__main__", *RANKS}
+    )
+    assert loose == []
