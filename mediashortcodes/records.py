@@ -8,6 +8,7 @@ leaves value sets and required fields "not shown".
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -279,3 +280,47 @@ class Usage:
             "removed": removed,
             "web": {"page": self.web.page, "pageName": self.web.page_name},
         }
+
+
+# -- the folder tree ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FolderNode:
+    """A folder and its subfolders, rebuilt from the service's flat list (:func:`folder_tree`)."""
+
+    folder: Folder
+    children: tuple[FolderNode, ...] = ()
+
+
+def _effective_parent(folder: Folder, by_id: Mapping[int, Folder]) -> int | None:
+    parent = folder.parent
+    if parent is None or parent not in by_id:
+        return None
+    seen = {folder.id}
+    current: int | None = parent
+    while current is not None:
+        if current in seen:
+            return None
+        seen.add(current)
+        above = by_id[current].parent
+        current = above if above in by_id else None
+    return parent
+
+
+def folder_tree(folders: Iterable[Folder]) -> list[FolderNode]:
+    """Nest the flat folder list by ``parent``; siblings keep the service's order, ties broken
+    by depth. A folder whose parent is not visible, or that sits in a parent cycle, is a
+    top-level folder rather than lost."""
+    by_id: dict[int, Folder] = {}
+    for folder in folders:
+        by_id.setdefault(folder.id, folder)
+    ordered = sorted(by_id.values(), key=lambda f: f.depth)  # stable: keeps order within a depth
+    children: dict[int | None, list[Folder]] = {}
+    for folder in ordered:
+        children.setdefault(_effective_parent(folder, by_id), []).append(folder)
+
+    def build(folder: Folder) -> FolderNode:
+        return FolderNode(folder, tuple(build(child) for child in children.get(folder.id, ())))
+
+    return [build(root) for root in children.get(None, [])]

@@ -19,6 +19,7 @@ RANKS = {
     "errors": 0,
     "records": 0,
     "config": 0,
+    "fileio": 0,
     "client": 1,
     "language": 1,
     "markdown": 2,
@@ -29,7 +30,7 @@ RANKS = {
 }
 INTEGRATION_RANK = 5  # wagtail, picker, sandbox, and every integration to come
 CLI_RANK = 6
-BASE = {"errors", "records", "config"}
+BASE = {"errors", "records", "config", "fileio"}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

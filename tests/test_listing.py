@@ -6,13 +6,13 @@ import json
 
 from mediashortcodes.cli.listing import (
     files_text,
-    folder_tree,
+    folder_rows,
     folders_text,
     formats_text,
     table,
     to_json,
 )
-from mediashortcodes.records import File, FileType, Folder, Format
+from mediashortcodes.records import File, FileType, Folder, Format, folder_tree
 
 
 def folder(id: int, name: str, parent: int | None = None, **kw) -> Folder:
@@ -38,12 +38,12 @@ def test_folders_print_as_a_tree_indented_under_their_parents():
 
 
 def test_a_folder_whose_parent_is_not_visible_is_shown_at_the_top():
-    assert [(d, f.id) for d, f in folder_tree([folder(7, "Shared", 99)])] == [(0, 7)]
+    assert [(d, f.id) for d, f in folder_rows(folder_tree([folder(7, "Shared", 99)]))] == [(0, 7)]
 
 
 def test_folders_in_a_parent_cycle_are_still_listed():
     cycle = [folder(1, "A", 2, depth=1), folder(2, "B", 1, depth=2)]
-    assert sorted(f.id for _, f in folder_tree(cycle)) == [1, 2]
+    assert sorted(f.id for _, f in folder_rows(folder_tree(cycle))) == [1, 2]
 
 
 def test_no_folders_gives_a_sentence_not_an_empty_table():

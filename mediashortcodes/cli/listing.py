@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from ..records import File, Folder, Format
+from ..records import File, Folder, FolderNode, Format, folder_tree
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -26,31 +26,13 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines)
 
 
-def folder_tree(folders: Sequence[Folder]) -> list[tuple[int, Folder]]:
-    """Folders in tree order with their depth, built from ``parent`` links.
-
-    Siblings keep the service's order; a folder whose parent is not in the list is shown
-    as a top-level folder, so nothing the integration may see is hidden.
-    """
-    by_id = {f.id: f for f in folders}
-    children: dict[int | None, list[Folder]] = {}
-    for folder in folders:
-        parent = folder.parent if folder.parent in by_id and folder.parent != folder.id else None
-        children.setdefault(parent, []).append(folder)
-    ordered: list[tuple[int, Folder]] = []
-    seen: set[int] = set()
-
-    def walk(parent: int | None, depth: int) -> None:
-        for folder in children.get(parent, ()):
-            if folder.id not in seen:
-                seen.add(folder.id)
-                ordered.append((depth, folder))
-                walk(folder.id, depth + 1)
-
-    walk(None, 0)
-    # Folders caught in a parent cycle are unreachable from the top; show them anyway.
-    ordered.extend((folder.depth, folder) for folder in folders if folder.id not in seen)
-    return ordered
+def folder_rows(nodes: Sequence[FolderNode], depth: int = 0) -> list[tuple[int, Folder]]:
+    """Folders in tree order with their depth (see :func:`~mediashortcodes.records.folder_tree`)."""
+    rows: list[tuple[int, Folder]] = []
+    for node in nodes:
+        rows.append((depth, node.folder))
+        rows.extend(folder_rows(node.children, depth + 1))
+    return rows
 
 
 def folders_text(folders: Sequence[Folder]) -> str:
@@ -58,7 +40,7 @@ def folders_text(folders: Sequence[Folder]) -> str:
         return "no folders are visible to this integration"
     rows = [
         (f.id, "  " * depth + f.name + (" (archived)" if f.archived else ""))
-        for depth, f in folder_tree(folders)
+        for depth, f in folder_rows(folder_tree(folders))
     ]
     return table(("ID", "NAME"), rows)
 

@@ -23,6 +23,7 @@ from click.core import ParameterSource
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
 from .base import cli, handle_errors
+from .listing import table
 
 DEFAULT_PORT = 8765
 
@@ -245,7 +246,7 @@ def usages_table(reports: list[dict[str, Any]]) -> str:
                 str(report.get("date", "")),
             )
         )
-    return _table(rows)
+    return table(rows[0], rows[1:])
 
 
 def pages_table(pages: dict[str, list[int]]) -> str:
@@ -253,12 +254,4 @@ def pages_table(pages: dict[str, list[int]]) -> str:
         return "no page uses any file"
     rows = [("page", "files")]
     rows += [(page, ",".join(str(i) for i in ids)) for page, ids in pages.items()]
-    return _table(rows)
-
-
-def _table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    )
+    return table(rows[0], rows[1:])

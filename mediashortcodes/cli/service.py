@@ -7,9 +7,7 @@ exit 2 on a config problem and 3 when the service cannot be reached or refuses u
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -22,6 +20,7 @@ from ..client.service import open_service
 from ..client.sync_client import Client, sync_client_from_config
 from ..config import Config
 from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError
+from ..fileio import write_atomic
 from ..media import imageinfo
 from ..records import Crop
 from .base import CommandError, cli, handle_errors
@@ -144,17 +143,8 @@ def format_from_spec(spec: str | None, client: Client) -> int:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` so that ``path`` never holds a partial file."""
-    # Not mkstemp: its 0600 mode would survive the rename; "xb" honours the umask.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with open(tmp, "xb") as out:
-                out.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_atomic(path, data)
     except OSError as exc:
         raise CommandError(
             f"cannot write {path}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG

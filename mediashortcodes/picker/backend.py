@@ -13,9 +13,8 @@ from typing import Any, Protocol
 
 from ..errors import NotFoundError
 from ..media.imageinfo import probe
-from ..records import File, Folder, Format
+from ..records import File, Folder, FolderNode, Format, folder_tree
 from .selection import SelectionError, shortcode_for
-from .tree import folder_tree
 
 PREVIEW_MAX_BYTES = 8 * 1024 * 1024
 PREVIEW_SIZES = ("thumb", "small")
@@ -79,7 +78,7 @@ class PickerBackend:
         return file
 
     def folders(self) -> list[dict[str, Any]]:
-        return [node.to_json() for node in folder_tree(self._service.folders())]
+        return [folder_json(node) for node in folder_tree(self._service.folders())]
 
     def files(self, folder_id: int) -> list[dict[str, Any]]:
         return self._remember(self._service.files(folder_id))
@@ -128,3 +127,14 @@ class PickerBackend:
             raise SelectionError(f"file {file_id} is an image; only a video has an embed")
         text = shortcode_for({"embed": embed}, file, [])
         return self._render_embed(text, file)
+
+
+def folder_json(node: FolderNode) -> dict[str, Any]:
+    """A folder and its subfolders as the picker's page reads them."""
+    return {
+        "id": node.folder.id,
+        "name": node.folder.name,
+        "archived": node.folder.archived,
+        "separator": node.folder.separator,
+        "children": [folder_json(child) for child in node.children],
+    }

@@ -13,8 +13,6 @@ Everything here is pure except ``Manifest.load`` and ``Manifest.write_atomic``.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
+from ..fileio import write_atomic
 
 MANIFEST_NAME = "media-usage.json"
 
@@ -184,41 +183,13 @@ class Manifest:
 
     def write_atomic(self, path: str | Path) -> None:
         """Write through a temporary file in the same folder so a reader never sees half."""
-        write_text_atomic(Path(path), self.to_json())
-
-
-def _read_umask() -> int:
-    mask = os.umask(0)  # reading the umask means setting it: put it back at once
-    os.umask(mask)
-    return mask
-
-
-# Read once, at import: setting it for a moment later could race with a thread making a file.
-_UMASK = _read_umask()
+        write_atomic(Path(path), self.to_json().encode(), durable=True)
 
 
 def _id_list(ids: tuple[int, ...]) -> str:
     if not ids:
         return "[]"
     return "[\n        " + ",\n        ".join(map(str, ids)) + "\n      ]"
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes it 0600; the manifest is published with the site, which a web server
-        # running as another user must read: the mode a plain file gets (0644 under umask 022).
-        if hasattr(os, "fchmod"):  # not on Windows, where the mode means little
-            os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ConfigError
-from .manifest import Manifest, PageUsage, write_text_atomic
+from ..fileio import write_atomic
+from .manifest import Manifest, PageUsage
 
 try:
     import fcntl
@@ -65,7 +66,7 @@ class UsageState:
             updated = Manifest(site=site, pages=merged, service=service or state.service)
             if updated != state:
                 try:
-                    write_text_atomic(self.path, updated.to_json())
+                    write_atomic(self.path, updated.to_json().encode(), durable=True)
                 except OSError as exc:
                     raise ConfigError(
                         f"{self.path}: cannot write the usage state: {exc.strerror}"

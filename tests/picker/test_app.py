@@ -9,14 +9,14 @@ import pytest
 from mediashortcodes.config import Credentials
 from mediashortcodes.media.render import EmbedError
 from mediashortcodes.picker.app import PickerApp, Request, Response
-from mediashortcodes.picker.backend import PickerBackend
+from mediashortcodes.picker.backend import PickerBackend, folder_json
 from mediashortcodes.picker.guard import (
     MIN_SECRET_LENGTH,
     SecretGuard,
     client_secrets,
     warn_about_short_secrets,
 )
-from mediashortcodes.records import File
+from mediashortcodes.records import File, Folder, folder_tree
 
 from .fake_service import ACCESS_TOKEN, CREDENTIALS, FakeService, file_json
 
@@ -282,3 +282,16 @@ def test_a_client_id_that_is_also_a_secret_stays_guarded() -> None:
     client = FakeService().client(Credentials(value, value, "refresh-token-value"))
     with client:
         assert SecretGuard(client_secrets(client)).leaks(value.encode())
+
+
+def test_the_json_form_carries_what_the_page_draws() -> None:
+    node = folder_tree([Folder(1, "Old", archived=True), Folder(2, "Sub", parent=1, depth=1)])[0]
+    assert folder_json(node) == {
+        "id": 1,
+        "name": "Old",
+        "archived": True,
+        "separator": False,
+        "children": [
+            {"id": 2, "name": "Sub", "archived": False, "separator": False, "children": []},
+        ],
+    }

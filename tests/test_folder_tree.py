@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from mediashortcodes.picker.tree import folder_tree
-from mediashortcodes.records import Folder
+from mediashortcodes.records import Folder, folder_tree
 
 
 def names(nodes) -> list:  # type: ignore[no-untyped-def]
@@ -33,16 +32,3 @@ def test_a_folder_whose_parent_is_not_visible_is_shown_at_the_top() -> None:
 def test_a_parent_cycle_loses_no_folder() -> None:
     flat = [Folder(1, "A", parent=2), Folder(2, "B", parent=1), Folder(3, "C", parent=3)]
     assert sorted(names(folder_tree(flat))) == ["A", "B", "C"]
-
-
-def test_the_json_form_carries_what_the_page_draws() -> None:
-    node = folder_tree([Folder(1, "Old", archived=True), Folder(2, "Sub", parent=1, depth=1)])[0]
-    assert node.to_json() == {
-        "id": 1,
-        "name": "Old",
-        "archived": True,
-        "separator": False,
-        "children": [
-            {"id": 2, "name": "Sub", "archived": False, "separator": False, "children": []},
-        ],
-    }
