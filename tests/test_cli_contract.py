@@ -28,6 +28,7 @@ CONTRACT: dict[str, tuple[list[str], list[str]]] = {
     ),
     "sandbox": ([], ["--port"]),
     "pick": (["SITE"], []),
+    "init": (["DIR"], []),
 }
 
 

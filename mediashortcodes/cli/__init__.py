@@ -5,7 +5,7 @@ package assembles them, so nothing below imports it back.
 
 from __future__ import annotations
 
-from . import build, pick, report, sandbox, service  # noqa: F401  (they register on `cli`)
+from . import build, init, pick, report, sandbox, service  # noqa: F401  (they register on `cli`)
 from .base import cli, run
 
 

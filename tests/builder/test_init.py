@@ -1,0 +1,58 @@
+"""``mediashortcodes init``: a minimal site that builds as it is, and never over a file."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mediashortcodes.cli import cli
+
+
+def test_init_writes_a_site_that_builds_with_an_image_and_a_video(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEDIASHORTCODES_CACHE_DIR", str(tmp_path / "cache"))
+    site = tmp_path / "mysite"
+    made = CliRunner().invoke(cli, ["init", str(site)])
+    assert made.exit_code == 0, made.output
+    assert "mediashortcodes serve" in made.output
+    built = CliRunner().invoke(cli, ["build", str(site)])  # the embedded sandbox
+    assert built.exit_code == 0, built.output
+    html = (site / "_site" / "index.html").read_text()
+    assert "<title>Welcome</title>" in html
+    assert '<img src="/media/mountain-lake-101-' in html
+    assert "<iframe " in html
+    assert (site / "_site" / "style.css").is_file()
+
+
+def test_init_never_overwrites_and_then_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "index.md").write_text("mine")
+    result = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "content/index.md" in result.output
+    assert (tmp_path / "content" / "index.md").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["content", "index.md"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_gitignore_keeps_builds_previews_and_locks_out_and_the_usage_state_in(
+    tmp_path: Path,
+) -> None:
+    assert CliRunner().invoke(cli, ["init", str(tmp_path)]).exit_code == 0
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+
+    def ignored(path: str) -> bool:
+        check = ["git", "-C", str(tmp_path), "check-ignore", "-q", path]
+        return subprocess.run(check, check=False).returncode == 0
+
+    assert ignored("_site/index.html")
+    assert ignored(".mediashortcodes/serve-4242/site/index.html")
+    assert ignored(".mediashortcodes/usage-state.json.lock")
+    assert not ignored(".mediashortcodes/usage-state.json")
+    assert not ignored("content/index.md")
+    assert not ignored("mediashortcodes.toml")
