@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from conftest import API, CREDENTIALS, DOWNLOADS, FakeService
 
 from mediashortcodes.cli import cli
-from mediashortcodes.cli import service as cli_service
+from mediashortcodes.client import sync_client
 from mediashortcodes.client.sync_client import sync_client_from_config
 from mediashortcodes.config import (
     ENV_BASE_URL,
@@ -80,7 +80,8 @@ def served(fake: FakeService, monkeypatch: pytest.MonkeyPatch) -> FakeService:
     def connect(config, credentials, *, transport=None):
         return sync_client_from_config(config, credentials, transport=fake.transport())
 
-    monkeypatch.setattr(cli_service, "sync_client_from_config", connect)
+    # The commands import the client when they connect (the command line starts without it).
+    monkeypatch.setattr(sync_client, "sync_client_from_config", connect)
     fake.download_body = JPEG  # the download is checked like the build's: a whole image
     return fake
 

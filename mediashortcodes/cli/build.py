@@ -1,17 +1,24 @@
-"""CLI: build, check and cache."""
+"""CLI: build, check and cache.
+
+The builder and the cache are imported when a command runs, not when the command line is
+assembled: ``--help`` and the other commands do not pay for them (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .. import config as config_mod
 from ..config import Config
 from ..errors import ConfigError
-from ..media.cache import MediaCache, namespace_for
-from ..site.builder import BuildOptions, BuildResult, SiteBuilder, counted, is_interactive
 from .base import cli, handle_errors
+
+if TYPE_CHECKING:
+    from ..media.cache import MediaCache
+    from ..site.builder import BuildResult, SiteBuilder
 
 SITE = click.argument("site", required=False, default=".", type=click.Path(file_okay=False))
 
@@ -37,6 +44,8 @@ def _echo_outcome(result: BuildResult) -> None:
 
 
 def _run(builder: SiteBuilder) -> BuildResult:
+    from ..site.builder import is_interactive
+
     if not is_interactive():
         return builder.build()
     with click.progressbar(
@@ -83,6 +92,8 @@ def build(
     jobs: int | None,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
+    from ..site.builder import BuildOptions, SiteBuilder
+
     config = load_site(site)
     options = BuildOptions(
         output=output,
@@ -106,6 +117,8 @@ def build(
 @handle_errors
 def check(site: str, offline: bool) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
+    from ..site.builder import BuildOptions, SiteBuilder, counted
+
     config = load_site(site)
     options = BuildOptions(check_only=True, syntax_only=offline)
     result = SiteBuilder(config, options).build()
@@ -127,6 +140,8 @@ def _service_config(site: str) -> Config:
 
 
 def _cache_of(config: Config) -> MediaCache:
+    from ..media.cache import MediaCache, namespace_for
+
     service = config.service
     return MediaCache(
         config.cache_dir,

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
-from ..usage.manifest import Manifest
-from ..usage.reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
 from .base import cli, handle_errors
+
+if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
+    from ..usage.manifest import Manifest
+    from ..usage.reporting import ReportResult
 
 
 def print_report(result: ReportResult) -> int:
@@ -20,6 +23,8 @@ def print_report(result: ReportResult) -> int:
 
     ``build --report`` uses this too, so both commands say the same thing.
     """
+    from ..usage.reporting import USAGES_PATH
+
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if result.dry_run:
@@ -46,6 +51,8 @@ def run_report(
     jobs: int = 8,
 ) -> None:
     """Report, print the outcome, and exit 1 when a page failed (``build --report`` too)."""
+    from ..usage.reporting import report_site, usage_warnings
+
     for warning in usage_warnings(config):
         click.echo(f"warning: {warning}", err=True)
     result = report_site(

@@ -17,7 +17,6 @@ import threading
 from typing import Any
 
 import click
-import httpx
 from click.core import ParameterSource
 
 from ..config import ENV_BASE_URL
@@ -160,6 +159,8 @@ def _fetch(ctx: click.Context, port: int | None, url: str | None, path: str) -> 
         # The sandbox printed this export line: after pasting it, that is the one meant.
         url = os.environ.get(ENV_BASE_URL, "").strip() or None
     base = (url or f"http://127.0.0.1:{port or parent_port or DEFAULT_PORT}").rstrip("/")
+    import httpx  # here: the command line starts without the HTTP client
+
     try:
         response = httpx.get(f"{base}{path}", timeout=10.0)
     except httpx.HTTPError as exc:

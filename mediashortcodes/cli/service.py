@@ -11,20 +11,20 @@ import re
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import config as config_module
-from ..client.service import open_service
-from ..client.sync_client import Client, sync_client_from_config
 from ..config import Config
 from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError
 from ..fileio import write_atomic
-from ..media import imageinfo
 from ..records import Crop
 from .base import CommandError, cli, handle_errors
 from .listing import files_text, folders_text, formats_text, to_json
+
+if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
+    from ..client.sync_client import Client
 
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")
 REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
@@ -54,6 +54,9 @@ def unknown_id_is_a_usage_error() -> Iterator[None]:
 @contextmanager
 def connected(site: Path) -> Iterator[tuple[Config, Client]]:
     """Load the config, open the service (the sandbox if configured) and a client on it."""
+    from ..client.service import open_service
+    from ..client.sync_client import sync_client_from_config
+
     config = config_module.load(site)
     with ExitStack() as stack:
         served, credentials = stack.enter_context(open_service(config))
@@ -196,6 +199,8 @@ def download(
         info = infos[0]
         data = client.download(info.download_url, max_bytes=served.images.max_bytes)
     # The build's check: an expired link's HTML page or a cut or padded body must not be saved.
+    from ..media import imageinfo
+
     try:
         image = imageinfo.verify(data, info.filetype)
     except imageinfo.ImageError as exc:
