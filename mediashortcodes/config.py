@@ -30,6 +30,7 @@ ENV_BASE_URL = "MEDIASHORTCODES_BASE_URL"
 ENV_PLAYER_URL = "MEDIASHORTCODES_PLAYER_URL"
 ENV_STATIC_URL = "MEDIASHORTCODES_STATIC_URL"
 ENV_CACHE_DIR = "MEDIASHORTCODES_CACHE_DIR"
+ENV_CACHE_READ_ONLY = "MEDIASHORTCODES_CACHE_READ_ONLY"
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,8 @@ class CacheConfig:
     dir: str = ""
     # Metadata (file records, folder locations, formats) is re-checked after this long.
     metadata_ttl: int = 3600
+    # Read the (restored) cache, never write it: for untrusted builds (fork pull requests).
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -286,7 +289,22 @@ def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
         )
         if env.get(var, "").strip()
     }
-    return config.with_service(**changes) if changes else config
+    config = config.with_service(**changes) if changes else config
+    read_only = env.get(ENV_CACHE_READ_ONLY, "").strip().lower()
+    if read_only:
+        if read_only not in _TRUTHS:
+            raise ConfigError(
+                f"{ENV_CACHE_READ_ONLY} must be 1, true, yes or on (or 0, false, no, off), "
+                f"got {env[ENV_CACHE_READ_ONLY]!r}"
+            )
+        config = replace(config, cache=replace(config.cache, read_only=_TRUTHS[read_only]))
+    return config
+
+
+_TRUTHS = {
+    **dict.fromkeys(("1", "true", "yes", "on"), True),
+    **dict.fromkeys(("0", "false", "no", "off"), False),
+}
 
 
 def load(site: str | Path | None = None) -> Config:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -10,8 +11,9 @@ import pytest
 
 from mediashortcodes.media.assets import publish
 from mediashortcodes.media.cache import MediaCache
+from mediashortcodes.media.store import record_name
 
-DATA = b"\x89PNG not really, but bytes"
+DATA = b"\x89PNG\r\n\x1a\n not really, but bytes"
 
 
 @pytest.fixture
@@ -25,6 +27,7 @@ def test_a_variant_is_stored_read_only_under_its_hash_with_no_temporary_file_lef
     stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
     path = cache.blob_path(stored)
     assert path.read_bytes() == DATA
+    assert path.name == stored.sha256 and path.parent.name == stored.sha256[:2]
     assert not stat.S_IMODE(path.stat().st_mode) & 0o222
     assert [p.name for p in path.parent.iterdir()] == [path.name]
     assert cache.get_variant("variant:1") == stored
@@ -49,7 +52,6 @@ def test_publishing_links_the_blob_into_a_new_directory_once(cache, tmp_path: Pa
 def test_publishing_a_blob_removed_by_hand_fails_clearly(cache, tmp_path: Path):
     stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
     blob = cache.blob_path(stored)
-    blob.chmod(0o644)
     blob.unlink()
     with pytest.raises(FileNotFoundError):
         publish(cache, stored, tmp_path / "site" / "media" / "a.png")
@@ -80,29 +82,56 @@ def test_storing_over_a_damaged_blob_writes_it_whole(cache):
     assert cache.get_variant("variant:1") == stored
 
 
+def test_storing_over_a_blob_of_the_right_size_but_other_bytes_writes_it_whole(cache):
+    """A planted blob under the name of what is being stored is hashed in full, not kept."""
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    blob = cache.blob_path(stored)
+    blob.chmod(0o644)
+    blob.write_bytes(DATA[:8] + b"X" * (len(DATA) - 8))  # same size, same signature
+    cache.put_variant("variant:2", DATA, ext="png", width=2, height=3)
+    assert blob.read_bytes() == DATA
+
+
 def test_a_variant_record_that_does_not_fit_stored_is_a_miss(cache):
     stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    record_file = cache.dir / record_name("variant:1")
     record = {"sha256": stored.sha256, "ext": "png", "width": 2, "height": 3}
-    cache.db.set("variant:1", record)  # no size: a miss, not a record trusted blindly
-    assert cache.get_variant("variant:1") is None
-    cache.db.set("variant:1", {**record, "size": stored.size, "added_later": 1})
-    assert cache.get_variant("variant:1") is None
+    envelope = '{"v":1,"key":"variant:1","at":1,"value":%s}'
+    for value in (
+        record,  # no size
+        {**record, "size": stored.size, "added_later": 1},
+        {**record, "size": str(stored.size)},
+        {**record, "size": stored.size, "ext": "html"},
+        {**record, "size": stored.size, "sha256": "../" + stored.sha256[3:]},
+    ):
+        record_file.write_text(envelope % json.dumps(value))
+        assert MediaCache(cache.root, "test", ttl=60).get_variant("variant:1") is None, value
 
 
-def test_a_warm_variant_lookup_makes_one_system_call(cache, monkeypatch):
+def test_a_warm_variant_lookup_never_follows_a_link_and_reads_only_the_blobs_start(
+    cache, monkeypatch
+):
     cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
     cache.open_snapshot("/sites/blog")
     cache.get_variant("variant:1")
     assert cache.save_snapshot()
-    cache.open_snapshot("/sites/blog")
-    cache.get_variant("variant:1")  # reads the snapshot
-    calls: list[str] = []
-    real_stat = os.stat
+    warm = MediaCache(cache.root, "test", ttl=60)
+    warm.open_snapshot("/sites/blog")
+    warm.get_variant("variant:1")  # reads the snapshot and checks the folders once
+    opened: list[int] = []
+    reads: list[int] = []
+    real_open, real_read = os.open, os.read
 
-    def counting_stat(*args, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append(str(args[0]))
-        return real_stat(*args, **kwargs)
+    def counting_open(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(flags)
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(os, "stat", counting_stat)
-    assert cache.get_variant("variant:1") is not None
-    assert len(calls) == 1, "the size check reuses the stat that finds a removed blob"
+    def counting_read(fd, n):  # type: ignore[no-untyped-def]
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    monkeypatch.setattr(os, "read", counting_read)
+    assert warm.get_variant("variant:1") is not None
+    assert len(opened) == 1 and opened[0] & os.O_NOFOLLOW
+    assert reads == [16], "a cheap look at the signature, not the whole blob"

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import pickle
+import json
 from pathlib import Path
 
 import pytest
 from conftest import FakeClock
 
-from mediashortcodes.errors import ConfigError
 from mediashortcodes.media.cache import MediaCache
+from mediashortcodes.media.store import record_name
 from mediashortcodes.records import File
 
-DATA = b"\x89PNG not really, but bytes"
+DATA = b"\x89PNG\r\n\x1a\n not really, but bytes"
 SITE = "/sites/blog"
 
 
@@ -59,7 +58,7 @@ def test_a_build_that_used_exactly_its_snapshot_writes_nothing(open_cache):
 def test_the_snapshot_answers_even_where_the_record_itself_was_lost(open_cache):
     cold_build(open_cache())
     warm = open_cache()
-    warm.db.delete("file:7")  # e.g. culled by the size limit
+    (warm.dir / record_name("file:7")).unlink()  # e.g. culled by the size limit
     warm.open_snapshot(SITE)
     assert warm.get_file(7).value.name == "seven"
 
@@ -69,7 +68,6 @@ def test_a_variant_whose_blob_was_removed_by_hand_is_a_miss(open_cache):
     warm = open_cache()
     warm.open_snapshot(SITE)
     blob = warm.blob_path(warm.get_variant("variant:7"))
-    blob.chmod(0o644)
     blob.unlink()
     warm.open_snapshot(SITE)
     assert warm.get_variant("variant:7") is None
@@ -100,7 +98,7 @@ def test_a_stale_snapshot_entry_gives_way_to_a_fresher_record(open_cache, clock)
 def test_refresh_ignores_the_snapshot_and_saves_what_it_fetched(open_cache, clock):
     cold_build(open_cache())
     refresh = open_cache()
-    refresh.db.delete("file:7")
+    (refresh.dir / record_name("file:7")).unlink()
     refresh.open_snapshot(SITE, read=False)
     assert refresh.get_file(7) is None, "the snapshot is not asked"
     clock.now += 1
@@ -118,8 +116,8 @@ def test_each_site_has_its_own_snapshot_holding_only_what_it_used(open_cache):
     assert other.get_file(7) is not None  # from the record, not from the blog's snapshot
     assert other.save_snapshot()
     later = open_cache()
-    later.db.delete("file:7")
-    later.db.delete("variant:7")
+    (later.dir / record_name("file:7")).unlink()
+    (later.dir / record_name("variant:7")).unlink()
     later.open_snapshot("/sites/docs")
     assert later.get_file(7) is not None, "the docs' snapshot holds the file it used"
     assert later.get_variant("variant:7") is None, "and not the blog's variant"
@@ -129,7 +127,7 @@ def test_a_fully_warm_build_leaves_the_records_untouched(open_cache):
     first = open_cache()
     cold_build(first)
     first.close()
-    records = sorted(first.dir.glob("records/*"))
+    records = sorted(first.dir.glob("records/*/*"))
     before = [(p.name, p.stat().st_mtime_ns) for p in records]
     warm = open_cache()
     warm.open_snapshot(SITE)
@@ -137,13 +135,13 @@ def test_a_fully_warm_build_leaves_the_records_untouched(open_cache):
     assert warm.get_variant("variant:7") is not None
     assert warm.save_snapshot() is False
     warm.close()
-    assert [(p.name, p.stat().st_mtime_ns) for p in sorted(first.dir.glob("records/*"))] == before
+    assert [(p.name, p.stat().st_mtime_ns) for p in sorted(first.dir.glob("records/*/*"))] == before
 
 
 def test_a_damaged_snapshot_is_only_a_missed_shortcut(open_cache):
     cold_build(open_cache())
     for path in open_cache().dir.glob("snapshots/*"):
-        path.write_bytes(b"not a pickle")
+        path.write_bytes(b"not JSON")
     warm = open_cache()
     warm.open_snapshot(SITE)
     assert warm.get_file(7).value.name == "seven"
@@ -158,22 +156,29 @@ def test_a_build_that_looks_nothing_up_never_opens_the_cache(tmp_path: Path):
     assert not (tmp_path / "cache").exists()
 
 
-def from_another_version(entry):  # type: ignore[no-untyped-def]
+def from_another_version(record):  # type: ignore[no-untyped-def]
     """A snapshot entry as a version whose classes had one more field wrote it."""
-    if isinstance(entry, dict):
-        return {**entry, "added_later": 1}
-    return (entry[0], {**entry[1], "added_later": 1})
+    value = record["value"]
+    if "file" in value:
+        value = {**value, "file": {**value["file"], "added_later": 1}}
+    else:
+        value = {**value, "added_later": 1}
+    return {**record, "value": value}
 
 
 def test_snapshot_entries_of_another_version_are_not_cached_then_saved_anew(open_cache):
     cold_build(open_cache())
     for path in open_cache().dir.glob("snapshots/*"):
-        snapshot = pickle.loads(path.read_bytes())
-        path.write_bytes(pickle.dumps({k: from_another_version(v) for k, v in snapshot.items()}))
+        snapshot = json.loads(path.read_bytes())
+        records = {k: from_another_version(v) for k, v in snapshot["records"].items()}
+        path.write_text(json.dumps({**snapshot, "records": records}))
+    for path in open_cache().dir.glob("records/*/*.json"):
+        path.write_text(json.dumps(from_another_version(json.loads(path.read_bytes()))))
     warm = open_cache()
     warm.open_snapshot(SITE)
     assert warm.get_file(7) is None
     assert warm.get_variant("variant:7") is None
+    assert warm.damage_warning() is not None and str(warm.dir) in warm.damage_warning()
     warm.put_folder_files(3, [File(id=7, name="seven", uploaded="u1")])
     warm.put_variant("variant:7", DATA, ext="png", width=2, height=3)
     assert warm.save_snapshot()
@@ -181,19 +186,4 @@ def test_snapshot_entries_of_another_version_are_not_cached_then_saved_anew(open
     later.open_snapshot(SITE)
     assert later.get_file(7).value.name == "seven"
     assert later.get_variant("variant:7") is not None
-
-
-@pytest.mark.parametrize("lookup", ["get_file", "info", "put_folders"])
-def test_a_damaged_database_is_a_config_error_naming_it_and_the_fix(open_cache, lookup):
-    cold_build(open_cache())
-    cache = open_cache()
-    database = cache.dir / "records" / "cache.db"
-    database.write_bytes(os.urandom(4096))
-    call = {
-        "get_file": lambda: cache.get_file(7),
-        "info": cache.info,
-        "put_folders": lambda: cache.put_folders([]),
-    }[lookup]
-    with pytest.raises(ConfigError, match="mediashortcodes cache clear") as raised:
-        call()
-    assert str(database) in str(raised.value)
+    assert later.damage_warning() is None

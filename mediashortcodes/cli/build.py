@@ -81,6 +81,12 @@ def _run(builder: SiteBuilder) -> BuildResult:
     metavar="N",
     help="Requests at a time (default: [build] jobs, 16).",
 )
+@click.option(
+    "--cache-read-only",
+    is_flag=True,
+    help="Read the cache, never write it (untrusted builds; also [cache] read_only, "
+    f"{config_mod.ENV_CACHE_READ_ONLY}=1).",
+)
 @handle_errors
 def build(
     site: str,
@@ -90,6 +96,7 @@ def build(
     refresh: bool,
     keep_going: bool,
     jobs: int | None,
+    cache_read_only: bool,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
     from ..site.builder import BuildOptions, SiteBuilder
@@ -100,6 +107,7 @@ def build(
         offline=offline,
         refresh=refresh,
         jobs=jobs,
+        cache_read_only=cache_read_only,
         keep_going=keep_going or config.build.on_missing == "placeholder",
     )
     result = _run(SiteBuilder(config, options))
@@ -130,7 +138,7 @@ def check(site: str, offline: bool) -> None:
 
 @cli.group()
 def cache() -> None:
-    """Inspect or clear the disk cache."""
+    """Inspect, verify or clear the disk cache."""
 
 
 def _service_config(site: str) -> Config:
@@ -140,14 +148,9 @@ def _service_config(site: str) -> Config:
 
 
 def _cache_of(config: Config) -> MediaCache:
-    from ..media.cache import MediaCache, namespace_for
+    from ..media.cache import cache_for
 
-    service = config.service
-    return MediaCache(
-        config.cache_dir,
-        namespace_for(service.base_url, service.sandbox),
-        ttl=config.cache.metadata_ttl,
-    )
+    return cache_for(config)
 
 
 @cache.command("info")
@@ -156,14 +159,32 @@ def _cache_of(config: Config) -> MediaCache:
 def cache_info(site: str) -> None:
     """Show where the cache is and what it holds."""
     config = _service_config(site)
-    media_cache = _cache_of(config)
-    try:
-        info = media_cache.info()
-    finally:
-        media_cache.close()
+    info = _cache_of(config).info()
     click.echo(f"service: {config.service.identity}")  # the folder is named by a hash of it
     for key, value in info.items():
         click.echo(f"{key.replace('_', ' ')}: {value}")
+
+
+@cache.command("verify")
+@SITE
+@handle_errors
+def cache_verify(site: str) -> None:
+    """Check every record and image of the cache; remove what fails (and say so).
+
+    A read-only cache ([cache] read_only, or the environment) is checked, not changed.
+    """
+    from ..site.builder import counted
+
+    media_cache = _cache_of(_service_config(site))
+    remove = not media_cache.read_only
+    report = media_cache.verify(remove=remove)
+    for name, why in report.removed:
+        click.echo(f"{'removed' if remove else 'would remove'} {name}: {why}")
+    click.echo(
+        f"{media_cache.dir}: {counted(report.records, 'record')}, "
+        f"{counted(report.blobs, 'image')} and {counted(report.snapshots, 'snapshot')} sound; "
+        f"{len(report.removed)} {'removed' if remove else 'failed (read-only: left as they are)'}"
+    )
 
 
 @cache.command("clear")
@@ -172,5 +193,10 @@ def cache_info(site: str) -> None:
 def cache_clear(site: str) -> None:
     """Remove everything this site's service has in the cache."""
     media_cache = _cache_of(_service_config(site))
+    if media_cache.read_only:
+        raise ConfigError(
+            f"the cache {media_cache.dir} is read-only here ([cache] read_only or "
+            f"{config_mod.ENV_CACHE_READ_ONLY}); nothing was removed"
+        )
     media_cache.clear()
     click.echo(f"cleared {media_cache.dir}")

@@ -9,9 +9,7 @@ file name, the id, the variant and a content hash, so a name changes when the by
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
 import unicodedata
 from collections.abc import Awaitable, Callable
 from functools import lru_cache
@@ -114,19 +112,6 @@ class Assets:
 
 
 def publish(cache: MediaCache, stored: Stored, target: Path) -> None:
-    """Put a stored blob at `target` (a hard link when the file system allows it).
-
-    One system call in the common case: a site publishes hundreds of files per build.
-    """
-    source = cache.blob_file(stored)
-    try:
-        os.link(source, target)
-    except FileExistsError:
-        return
-    except FileNotFoundError:
-        if target.parent.is_dir():
-            raise  # the blob itself is gone
-        target.parent.mkdir(parents=True, exist_ok=True)
-        publish(cache, stored, target)
-    except OSError:  # no hard links here (another device, a file system without them)
-        shutil.copyfile(source, target)
+    """Put a stored blob at `target` (a hard link when the file system allows it), only as
+    the checked file: see :meth:`MediaCache.publish`."""
+    cache.publish(stored, target)

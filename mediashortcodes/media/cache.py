@@ -1,67 +1,59 @@
 """The disk cache: metadata with a time-to-live, image variants, content-addressed blobs.
 
-Wraps diskcache (SQLite, safe for several processes at once) for records, and keeps image
-bytes as plain files named by their SHA-256 so they can be hard-linked into a site.
-Each service gets its own namespace, so a sandbox and a real service never mix.
+The cache holds data only (``store.py`` has its layout): image bytes as files named by their
+SHA-256, so they can be hard-linked into a site, and small versioned JSON records keyed by
+what was asked. Each service gets its own folder (a hash of its URL), so a sandbox and a
+real service never mix. Nothing in it is ever unpickled or evaluated.
 
 Keys are built from every input that changes the output (STYLE.md): a variant is keyed by
 file id, format, crop and the file's ``uploaded`` time and size, so a file replaced
 upstream is fetched again as soon as its metadata is refreshed.
 
-A site build also keeps a *snapshot*: one file holding every record the build used, so the
-next build of the same site reads one file instead of one record per file and variant, and
-a fully warm build never opens SQLite (whose every opening writes and syncs its settings).
-It is only a shortcut: a stale metadata entry in it, or a variant whose blob is gone, falls
-through to the records themselves, exactly as without it.
+A site build also keeps a *snapshot*: one JSON file holding every record the build used,
+so the next build of the same site reads one file instead of one record per file and
+variant. It is only a shortcut: a stale metadata entry in it, or a variant whose blob is
+gone, falls through to the records themselves, exactly as without it.
 
-Damage is a miss, never a published file or a traceback: a blob whose size is not the one
-recorded is deleted and fetched again, a record (or snapshot entry) that does not fit the
-current classes is not cached, and a database SQLite cannot read is a ConfigError naming
-the file and ``mediashortcodes cache clear``.
+The cache is not trusted (a CI cache is restored from what other jobs wrote): anything in
+it that fails its checks is a miss, fetched again, and counted for one warning line naming
+the cache. A blob is published only when it is a regular file of the recorded size that
+starts with its image type's signature; its full hash is checked when it is stored and by
+``cache verify``. Whoever can write the cache can still swap one valid image for another:
+a read-only cache (``read_only``) is the defence for untrusted builds: it reads the cache
+and writes nothing into it, keeping what it fetched in a temporary folder of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import pickle
-import shutil
-import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import diskcache
-from diskcache.core import DBNAME
+from ..client.redact import redact_urls_in
+from ..config import Config
+from ..records import File, Folder, Format
+from . import cache_records as schema
+from .cache_records import Stored
+from .store import (
+    BLOBS,
+    MAX_RECORD_BYTES,
+    RECORDS,
+    SNAPSHOTS,
+    Backend,
+    BlobCheck,
+    LocalStore,
+    blob_name,
+    is_sha256,
+    publish_blob,
+    record_name,
+    scratch_store,
+)
 
-from ..errors import ConfigError
-from ..records import File, FileType, Folder, Format
-
-META = "meta"
-VARIANT = "variant"
-
-# Records hold plain dicts, turned into the current classes when read. One written by a
-# version whose classes had other fields does not fit (TypeError: an unexpected or missing
-# argument; KeyError: a missing key) and is treated as not cached: fetched and written again.
-MISFIT = (TypeError, KeyError)
-
-
-@dataclass(frozen=True)
-class Stored:
-    """An image variant in the blob store."""
-
-    sha256: str
-    ext: str
-    width: int
-    height: int
-    size: int
-
-    @property
-    def blob_name(self) -> str:
-        return f"{self.sha256}.{self.ext}"
+__all__ = ["Cached", "MediaCache", "Stored", "VerifyReport", "cache_for", "namespace_for"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +64,28 @@ class Cached:
     stale: bool
 
 
+@dataclass
+class VerifyReport:
+    """What ``cache verify`` found: entries kept, and each removed one with why."""
+
+    records: int = 0
+    blobs: int = 0
+    snapshots: int = 0
+    removed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def cache_for(config: Config, *, read_only: bool = False) -> MediaCache:
+    """The cache of the configured service; read-only when asked here or by the config
+    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY)."""
+    service = config.service
+    return MediaCache(
+        config.cache_dir,
+        namespace_for(service.base_url, service.sandbox),
+        ttl=config.cache.metadata_ttl,
+        read_only=read_only or config.cache.read_only,
+    )
+
+
 def namespace_for(base_url: str, sandbox: bool) -> str:
     if sandbox:
         return "sandbox"
@@ -79,48 +93,67 @@ def namespace_for(base_url: str, sandbox: bool) -> str:
 
 
 class MediaCache:
-    def __init__(self, root: Path, namespace: str, *, ttl: float, clock: Any = time.time) -> None:
+    def __init__(
+        self,
+        root: Path,
+        namespace: str,
+        *,
+        ttl: float,
+        clock: Any = time.time,
+        read_only: bool = False,
+        remote: Backend | None = None,
+        remote_write: bool = False,
+    ) -> None:
         self.root = root
         self.dir = root / namespace
-        self.blobs = self.dir / "blobs"
-        self._blobs = str(self.blobs)
+        self.blobs = self.dir / BLOBS
         self.ttl = ttl
+        self.read_only = read_only
         self._clock = clock
-        self._db: diskcache.Cache | None = None
-        self._made: set[Path] = set()  # blob directories known to exist
-        self._snapshot_file: Path | None = None
-        self._snapshot: dict[str, Any] | None = None  # key -> record, as the last build used it
+        self._store = LocalStore(self.dir)
+        # A shared tier of the same layout (names relative to this service's folder): asked
+        # when the local folder misses; written only when trusted (``remote_write``).
+        self._remote = remote
+        self._remote_write = remote_write and not read_only
+        self._notes: list[str] = []
+        # Read-only: what this build fetched lives here and in a scratch folder, never in
+        # the cache; both go when the cache is closed.
+        self._memory: dict[str, dict[str, Any]] = {}
+        self._scratch: LocalStore | None = None
+        self._checked: dict[str, BlobCheck] = {}  # sha256 -> the blob file found fit
+        self.damaged: list[str] = []  # layout names that failed their checks (each a miss)
+        self._snapshot_name: str | None = None
+        self._snapshot: dict[str, Any] | None = None  # key -> record, as the last build used
         self._used: dict[str, Any] = {}  # key -> record, as this build used it
         self._asked: set[str] = set()  # keys this build looked up
 
-    @property
-    def db(self) -> diskcache.Cache:
-        # Opened on first use: a build that needs nothing from the cache never touches it.
-        if self._db is None:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            with self._readable():
-                self._db = diskcache.Cache(str(self.dir / "records"), size_limit=2**30)
-        return self._db
-
-    @contextmanager
-    def _readable(self) -> Iterator[None]:
-        """Turn a database SQLite cannot read into an error that says what to do. A busy or
-        unreachable one (OperationalError: locked, no permission) is not damage: as it is."""
-        try:
-            yield
-        except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError):
-                raise
-            raise ConfigError(
-                f"the cache database {self.dir / 'records' / DBNAME} is damaged ({exc}); "
-                "run `mediashortcodes cache clear SITE` to empty this cache (the next build "
-                "downloads what it needs again)"
-            ) from None
-
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._scratch is not None:
+            self._scratch.clear()
+            self._scratch = None
+
+    def _damage(self, name: str) -> None:
+        self.damaged.append(name)
+
+    def warnings(self) -> list[str]:
+        """Warning lines about the cache since it was opened: damage, a shared tier lost."""
+        damage = self.damage_warning()
+        return [*self._notes, *([damage] if damage else [])]
+
+    def damage_warning(self) -> str | None:
+        """One line about what failed its checks since the cache was opened, if anything."""
+        if not self.damaged:
+            return None
+        count = len(set(self.damaged))
+        fix = (
+            "run `mediashortcodes cache verify` to remove them"
+            if not self.read_only
+            else "left as they are: the cache is read-only"
+        )
+        return (
+            f"warning: the cache {self.dir} held {count} damaged or unreadable "
+            f"entr{'y' if count == 1 else 'ies'}, ignored and fetched again ({fix})"
+        )
 
     # -- the site snapshot -----------------------------------------------------------------
 
@@ -129,122 +162,140 @@ class MediaCache:
         answer from the snapshot its last build saved before asking the records one by one.
         The snapshot is read on the first lookup: a site without shortcodes never opens the cache.
         """
-        name = hashlib.sha256(site.encode()).hexdigest()[:16]
-        self._snapshot_file = self.dir / "snapshots" / f"{name}.pickle"
+        digest = hashlib.sha256(site.encode()).hexdigest()[:16]
+        self._snapshot_name = f"{SNAPSHOTS}/{digest}.json"
         self._snapshot = None if read else {}
         self._used, self._asked = {}, set()
 
     def save_snapshot(self) -> bool:
         """Save the records this build used as its site's snapshot; a build that used exactly
-        the snapshot writes nothing. True if it wrote."""
-        path = self._snapshot_file
-        if path is None or self._used == (self._snapshot or {}):
+        the snapshot (or a read-only cache) writes nothing. True if it wrote."""
+        name = self._snapshot_name
+        if name is None or self.read_only or self._used == (self._snapshot or {}):
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Write then rename: two builds of a site may save at once; the last one wins whole.
-        tmp = path.parent / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
-        try:
-            with open(tmp, "wb") as out:
-                pickle.dump(self._used, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        snapshot = {"v": schema.SNAPSHOT_VERSION, "records": self._used}
+        self._store.put(name, schema.dumps(snapshot))
         self._snapshot = self._used
         return True
 
-    def _load_snapshot(self, path: Path) -> dict[str, Any]:
-        try:
-            with open(path, "rb") as source:
-                snapshot = pickle.load(source)
-        except FileNotFoundError:
-            return {}
-        except Exception:  # a damaged snapshot (unpickling raises anything) is rebuilt
-            return {}
-        return snapshot if isinstance(snapshot, dict) else {}
+    def _load_snapshot(self, name: str) -> dict[str, Any]:
+        data = self._store.get(name)
+        snapshot = schema.loads(data)
+        if (
+            type(snapshot) is dict
+            and snapshot.get("v") == schema.SNAPSHOT_VERSION
+            and type(snapshot.get("records")) is dict
+        ):
+            return snapshot["records"]
+        if data is not None:  # there, but not a snapshot this version wrote: rebuilt
+            self._damage(name)
+        return {}
 
-    def _get(self, key: str, usable: Callable[[Any], bool] | None = None) -> Any:
-        if self._snapshot_file is None:
-            return self._read(key)
-        self._asked.add(key)
-        if self._snapshot is None:
-            self._snapshot = self._load_snapshot(self._snapshot_file)
-        entry = self._snapshot.get(key)
-        if entry is None or (usable is not None and not usable(entry)):
-            entry = self._read(key)
-        if entry is not None:
+    def _get(
+        self,
+        key: str,
+        decode: Callable[[Any], Any],
+        from_snapshot: Callable[[float], bool] = lambda at: True,
+    ) -> tuple[float, Any] | None:
+        """(fetched at, decoded value) for ``key``, or None (a miss): from the snapshot when
+        it holds an entry that decodes and ``from_snapshot(at)`` accepts, else from the
+        records. ``decode`` returns None for a value that does not fit."""
+        if self._snapshot_name is not None:
+            self._asked.add(key)
+            if self._snapshot is None:
+                self._snapshot = self._load_snapshot(self._snapshot_name)
+            entry = self._snapshot.get(key)
+            if entry is not None:
+                found = self._opened(key, entry, decode, self._snapshot_name)
+                if found is not None and from_snapshot(found[0]):
+                    self._used[key] = entry
+                    return found
+        entry = self._read(key)
+        found = self._opened(key, entry, decode, record_name(key))
+        if found is not None and self._snapshot_name is not None:
             self._used[key] = entry
-        return entry
+        return found
+
+    def _opened(
+        self, key: str, record: Any, decode: Callable[[Any], Any], where: str
+    ) -> tuple[float, Any] | None:
+        if record is None:
+            return None
+        opened = schema.opened(record, key)
+        value = None if opened is None else decode(opened[1])
+        if value is None:
+            self._damage(where)
+            return None
+        return opened[0], value
 
     def _read(self, key: str) -> Any:
-        with self._readable():
-            return self.db.get(key)
+        record = self._memory.get(key)
+        if record is not None:
+            return record
+        name = record_name(key)
+        data = self._store.get(name)
+        if data is None and self._remote is not None:
+            data = self._remote_call(self._remote.get, name, MAX_RECORD_BYTES)
+        record = schema.loads(data)
+        if data is not None and record is None:
+            self._damage(name)
+            return None
+        return record
 
-    def _set(self, key: str, entry: Any, tag: str) -> None:
-        with self._readable():
-            self.db.set(key, entry, tag=tag)
+    def _set(self, key: str, value: Any) -> None:
+        record = schema.envelope(key, self._clock(), value)
+        if self.read_only:
+            self._memory[key] = record
+        else:
+            data = schema.dumps(record)
+            self._store.put(record_name(key), data)
+            if self._remote_write:
+                self._remote_call(self._remote.put, record_name(key), data)  # type: ignore[union-attr]
         if key in self._asked:  # fetched because it was missing or stale: used from now on
-            self._used[key] = entry
+            self._used[key] = record
 
     # -- metadata -------------------------------------------------------------------------
 
-    def _fresh(self, entry: tuple[float, Any]) -> bool:
-        return self._clock() - entry[0] <= self.ttl
+    def _fresh(self, at: float) -> bool:
+        return self._clock() - at <= self.ttl
 
-    def _get_meta(self, key: str) -> Cached | None:
-        entry = self._get(key, self._fresh)
-        if entry is None:
+    def _get_meta(self, key: str, decode: Callable[[Any], Any]) -> Cached | None:
+        """A metadata record; from the snapshot only while fresh (another build may have
+        written a fresher record since), else as the records have it, stale or not."""
+        found = self._get(key, decode, self._fresh)
+        if found is None:
             return None
-        return Cached(entry[1], stale=not self._fresh(entry))
-
-    def _set_meta(self, key: str, value: Any) -> None:
-        self._set(key, (self._clock(), value), META)
+        at, value = found
+        return Cached(value, stale=not self._fresh(at))
 
     def get_file(self, file_id: int) -> Cached | None:
-        cached = self._get_meta(f"file:{file_id}")
+        cached = self._get_meta(f"file:{file_id}", schema.located_file)
         if cached is None:
             return None
-        try:
-            data = dict(cached.value)
-            data["type"] = FileType(**data["type"])
-            return Cached(File(**data), cached.stale)
-        except MISFIT:
-            return None
+        file, _folder = cached.value
+        return Cached(file, cached.stale)
 
     def put_folder_files(self, folder_id: int, files: list[File]) -> None:
-        """Remember every file of a listed folder and where it lives, in one transaction."""
-        with self._readable(), self.db.transact():
-            for file in files:
-                self._set_meta(f"file:{file.id}", asdict(file))
-                self.db.set(f"loc:{file.id}", folder_id, tag=META)
+        """Remember every file of a listed folder and where it lives."""
+        for file in files:
+            self._set(f"file:{file.id}", {"file": asdict(file), "folder": folder_id})
 
     def get_location(self, file_id: int) -> int | None:
-        value = self._read(f"loc:{file_id}")
-        return value if isinstance(value, int) else None
+        key = f"file:{file_id}"
+        found = self._opened(key, self._read(key), schema.located_file, record_name(key))
+        return None if found is None else found[1][1]
 
     def get_folders(self) -> Cached | None:
-        cached = self._get_meta("folders")
-        if cached is None:
-            return None
-        try:
-            return Cached([Folder(**f) for f in cached.value], cached.stale)
-        except MISFIT:
-            return None
+        return self._get_meta("folders", schema.folders_value)
 
     def put_folders(self, folders: list[Folder]) -> None:
-        self._set_meta("folders", [asdict(f) for f in folders])
+        self._set("folders", [asdict(f) for f in folders])
 
     def get_formats(self) -> Cached | None:
-        cached = self._get_meta("formats")
-        if cached is None:
-            return None
-        try:
-            return Cached([Format(**f) for f in cached.value], cached.stale)
-        except MISFIT:
-            return None
+        return self._get_meta("formats", schema.formats_value)
 
     def put_formats(self, formats: list[Format]) -> None:
-        self._set_meta("formats", [asdict(f) for f in formats])
+        self._set("formats", [asdict(f) for f in formats])
 
     # -- image variants -------------------------------------------------------------------
 
@@ -253,83 +304,202 @@ class MediaCache:
         return f"variant:{file.id}:{format_id}:{crop_key}:{file.uploaded}:{file.filesize}"
 
     def get_variant(self, key: str) -> Stored | None:
-        value = self._get(key)
-        if value is None:
+        got = self._get(key, schema.stored)
+        if got is None:
             return None
-        try:
-            stored = Stored(**value)
-        except MISFIT:
-            return None
-        # The one system call a warm build makes per variant. A blob removed by hand is a
-        # miss; so is one whose size is not the size written (cut short, damaged): it is
-        # deleted, so the variant is downloaded and verified again, never published as it is.
-        path = self.blob_file(stored)
-        try:
-            if os.stat(path).st_size == stored.size:
-                return stored
-        except OSError:
-            return None
-        with suppress(OSError):  # gone already, or not ours to delete: put_variant replaces it
-            os.unlink(path)
+        found: Stored = got[1]
+        # The warm path's one look at the blob: a regular file (never through a link) of
+        # the recorded size that starts with its type's signature. A blob removed by hand is
+        # a miss; one that fails the check is damage: deleted (unless read-only), so the
+        # variant is downloaded and verified again, never published as it is.
+        check = self._check(found)
+        if check is not None:
+            return found
+        if self._store.kind(blob_name(found.sha256)):
+            self._damage(blob_name(found.sha256))
+            if not self.read_only:
+                self._store.delete(blob_name(found.sha256))
+        if self._remote is not None and self._blob_from_remote(found):
+            return found
         return None
 
-    def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
-        sha = hashlib.sha256(data).hexdigest()
-        stored = Stored(sha, ext, width, height, len(data))
-        path = self.blob_path(stored)
+    def _blob_from_remote(self, found: Stored) -> bool:
+        """Bring the variant's blob from the shared tier, checked in full (size, SHA-256,
+        signature) before it is kept; True when it is now here."""
+        name = blob_name(found.sha256)
+        data = self._remote_call(self._remote.get, name, found.size)  # type: ignore[union-attr]
+        if data is None:
+            return False
+        if (
+            len(data) != found.size
+            or hashlib.sha256(data).hexdigest() != found.sha256
+            or not schema.head_fits(found.ext, data[:16])
+        ):
+            self._damage(f"remote {name}")
+            return False
+        self._writable_store().put(name, data, mode=0o444)
+        return self._check(found) is not None
+
+    def _writable_store(self) -> LocalStore:
+        """Where this build keeps what it fetched: the cache, or (read-only) a scratch folder."""
+        if not self.read_only:
+            return self._store
+        if self._scratch is None:
+            self._scratch = scratch_store()
+        return self._scratch
+
+    def _remote_call(self, method: Callable[..., Any], *args: Any) -> Any:
+        """Call the shared tier; a failure is a warning and the build goes on without it."""
         try:
-            intact = path.stat().st_size == stored.size
-        except OSError:
-            intact = False
-        if not intact:  # missing, or damaged since get_variant looked: (re)written whole
-            if path.parent not in self._made:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self._made.add(path.parent)
-            # Write then rename: a build killed mid-write never leaves a torn blob behind,
-            # and two builds writing the same blob both end with the same bytes. The blob is
-            # read-only from the start (published copies are hard links to it).
-            tmp = path.parent / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-                with os.fdopen(fd, "wb") as out:
-                    out.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
-        self._set(key, asdict(stored), VARIANT)
-        return stored
+            return method(*args)
+        except Exception as exc:
+            self._notes.append(
+                f"warning: the shared cache failed ({type(exc).__name__}: "
+                f"{redact_urls_in(str(exc))}); this build goes on without it"
+            )
+            self._remote = None
+            self._remote_write = False
+            return None
+
+    def _check(self, stored: Stored) -> BlobCheck | None:
+        fits = _HEAD_CHECKS[stored.ext]
+        check = None
+        if self._scratch is not None:
+            check = self._scratch.check_blob(stored.sha256, stored.size, fits)
+        if check is None:
+            check = self._store.check_blob(stored.sha256, stored.size, fits)
+        if check is not None:
+            self._checked[stored.sha256] = check
+        return check
+
+    def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
+        """Store a downloaded variant (its bytes already verified as an image of ``ext``)."""
+        sha = hashlib.sha256(data).hexdigest()
+        found = Stored(sha, ext, width, height, len(data))
+        if schema.stored(asdict(found)) is None or not schema.head_fits(ext, data[:16]):
+            raise ValueError(f"not a storable {ext} variant")
+        store = self._writable_store()
+        # An existing blob of that name is kept only if its bytes hash to it (checked in
+        # full here, on the cold path): a planted or damaged one is written over.
+        if (store.blob_digest(sha) or ("",))[0] != sha:
+            store.delete(blob_name(sha))
+            store.put(blob_name(sha), data, mode=0o444)  # read-only: published as hard links
+        check = store.check_blob(sha, len(data), _HEAD_CHECKS[ext])
+        if check is None:  # pragma: no cover - replaced between the write and the look
+            raise FileNotFoundError(f"the blob {sha} vanished from {store.root}")
+        self._checked[sha] = check
+        if self._remote_write:  # the blob before its record: no record without its image
+            self._remote_call(self._remote.put, blob_name(sha), data)  # type: ignore[union-attr]
+        self._set(key, asdict(found))
+        return found
 
     def blob_path(self, stored: Stored) -> Path:
-        return Path(self.blob_file(stored))
+        check = self._checked.get(stored.sha256)
+        return Path(check.path) if check else self.dir / blob_name(stored.sha256)
 
-    def blob_file(self, stored: Stored) -> str:
-        """The blob's path as text: pathlib (or even os.path.join) costs more than the lookup
-        on a warm build, which asks for every variant's blob."""
-        return f"{self._blobs}{os.sep}{stored.sha256[:2]}{os.sep}{stored.sha256}.{stored.ext}"
+    def publish(self, stored: Stored, target: Path) -> None:
+        """Put the variant's blob at ``target``: a hard link to the blob file that passed
+        its checks (the same file, never one swapped in since), else a copy."""
+        check = self._checked.get(stored.sha256) or self._check(stored)
+        if check is None:
+            raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
+        publish_blob(check, target)
 
     # -- maintenance ----------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        records = 0
-        if self.dir.is_dir():  # looking creates nothing: no cache yet is 0 records
-            with self._readable():
-                records = len(self.db)
-        blob_files = (
-            [p for p in self.blobs.rglob("*") if p.is_file()] if self.blobs.exists() else []
-        )
+        records = blobs = blob_bytes = 0
+        for name in self._store.names():
+            if self._store.kind(name) != "file":
+                continue
+            if name.startswith(f"{RECORDS}/") and name.endswith(".json"):
+                records += 1
+            elif name.startswith(f"{BLOBS}/"):
+                blobs += 1
+                blob_bytes += os.lstat(self.dir / name).st_size
         return {
             "directory": str(self.dir),
             "records": records,
-            "blobs": len(blob_files),
-            "blob_bytes": sum(p.stat().st_size for p in blob_files),
+            "blobs": blobs,
+            "blob_bytes": blob_bytes,
             "metadata_ttl_seconds": self.ttl,
+            "read_only": self.read_only,
         }
 
     def clear(self) -> None:
         self.close()
-        if self.dir.exists():
-            for path in self.blobs.rglob("*") if self.blobs.exists() else []:
-                if path.is_file():
-                    path.chmod(0o644)
-            shutil.rmtree(self.dir)
+        self._store.clear()
+
+    def verify(self, *, remove: bool = True) -> VerifyReport:
+        """Check every entry: a blob's bytes against its name (in full) and an image type's
+        signature; a record against this version's fields and its name, and a variant's
+        against its blob; a snapshot against its format. Anything else (a link, an odd file,
+        a temporary file, an older cache's files) fails too. With ``remove``, what fails is
+        deleted (and nothing else)."""
+        report = VerifyReport()
+        store = self._store
+        variants: list[tuple[str, Stored]] = []
+        for name in list(store.names()):
+            why = self._verdict(name, report, variants)
+            if why:
+                report.removed.append((name, why))
+        failed = {name for name, _why in report.removed}
+        for name, found in variants:  # a variant whose image failed or is gone is no answer
+            blob = blob_name(found.sha256)
+            fits = _HEAD_CHECKS[found.ext]
+            if blob in failed or store.check_blob(found.sha256, found.size, fits) is None:
+                report.removed.append((name, f"its image {found.sha256[:12]} is gone or damaged"))
+                report.records -= 1
+        if remove:
+            for name, _why in report.removed:
+                store.delete(name)
+            store.remove_empty_dirs()
+        return report
+
+    def _verdict(self, name: str, report: VerifyReport, variants: list[tuple[str, Stored]]) -> str:
+        """Why ``name`` fails, or "" when it is sound (and counted in ``report``)."""
+        store = self._store
+        kind = store.kind(name)
+        if kind != "file":
+            return f"a {kind or 'vanished entry'}, not a plain file"
+        folder, _, base = name.rpartition("/")
+        if folder == f"{BLOBS}/{base[:2]}" and is_sha256(base):
+            digest, head = store.blob_digest(base) or ("", b"")
+            if digest != base:
+                return "its bytes do not match its name (SHA-256)"
+            if not any(check(head) for check in _HEAD_CHECKS.values()):
+                return "not a JPEG, PNG, GIF or WebP image"
+            report.blobs += 1
+            return ""
+        if folder.startswith(f"{RECORDS}/") and name.endswith(".json"):
+            record = schema.loads(store.get(name))
+            key = record.get("key") if type(record) is dict else None
+            if type(key) is not str or record_name(key) != name:
+                return "not a record of this version, or under another record's name"
+            opened = schema.opened(record, key)
+            decode = _DECODERS.get(key.partition(":")[0])
+            value = None if opened is None or decode is None else decode(opened[1])
+            if value is None:
+                return "its fields do not fit this version's record"
+            if isinstance(value, Stored):
+                variants.append((name, value))
+            report.records += 1
+            return ""
+        if folder == SNAPSHOTS and name.endswith(".json"):
+            snapshot = schema.loads(store.get(name))
+            if type(snapshot) is not dict or snapshot.get("v") != schema.SNAPSHOT_VERSION:
+                return "not a snapshot of this version"
+            report.snapshots += 1
+            return ""
+        return "not part of the cache's layout (a temporary file, or an older cache's)"
+
+
+_HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
+    ext: (lambda head, ext=ext: schema.head_fits(ext, head)) for ext in schema.EXTENSIONS
+}
+_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "file": schema.located_file,
+    "folders": schema.folders_value,
+    "formats": schema.formats_value,
+    "variant": schema.stored,
+}

@@ -34,7 +34,7 @@ from ..config import Config
 from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError, place
 from ..language import Shortcode
 from .assets import publish
-from .cache import MediaCache, namespace_for
+from .cache import MediaCache, cache_for
 from .render import Renderer, ResolvedImage
 from .resolver import (
     Failure,
@@ -131,11 +131,7 @@ class LiveRenderer:
         self.publication = publication
         self.on_missing = on_missing
         self.renderer = renderer or _renderer(config)
-        self.cache = cache or MediaCache(
-            config.cache_dir,
-            namespace_for(config.service.base_url, config.service.sandbox),
-            ttl=config.cache.metadata_ttl,
-        )
+        self.cache = cache or cache_for(config)
         self._connector = connector or (lambda: lazy_client(config))
         self._lock = threading.Lock()
         self._loop: _LoopThread | None = None

@@ -31,7 +31,7 @@ from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
-from ..media.cache import MediaCache, namespace_for
+from ..media.cache import cache_for
 from ..media.render import Renderer, ResolvedImage
 from ..media.resolver import (
     Failure,
@@ -60,6 +60,7 @@ class BuildOptions:
     jobs: int | None = None
     check_only: bool = False  # verify against the service, write nothing
     syntax_only: bool = False  # check --offline: parse only
+    cache_read_only: bool = False  # read the cache, never write it (also [cache] read_only)
 
 
 @dataclass
@@ -118,11 +119,7 @@ class SiteBuilder:
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
         self.templates_dir = config.path(config.site.templates)
-        self.cache = MediaCache(
-            config.cache_dir,
-            namespace_for(config.service.base_url, config.service.sandbox),
-            ttl=config.cache.metadata_ttl,
-        )
+        self.cache = cache_for(config, read_only=self.options.cache_read_only)
         self.deferred = DeferredRenderer()
         self._warnings: list[str] = []
         self.progress = progress
@@ -234,6 +231,7 @@ class SiteBuilder:
         try:
             return self._build()
         finally:
+            self.cache.close()  # a read-only cache's downloads, published by now, go
             gc.unfreeze()  # what the phases froze (cyclic_gc_paused) is collected as usual again
 
     def _build(self) -> BuildResult:
@@ -306,7 +304,7 @@ class SiteBuilder:
                 resolution, result.requests = run_returning(self._resolve())
             self.cache.save_snapshot()
         finally:
-            self.cache.close()
+            self._warnings += self.cache.warnings()
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         for sc, message in resolution.warnings:
             self._warnings.append(f"{sc.location}: warning: {message}")

@@ -1,0 +1,217 @@
+"""What the cache's JSON holds, and the checks that decide whether to believe it (pure).
+
+A record is ``{"v": 1, "key": KEY, "at": UNIX_TIME, "value": VALUE}``: ``key`` is the text
+of what was asked (``file:12``, ``variant:12:0::<uploaded>:<filesize>``...), so a record
+copied under another name is no answer to it; ``at`` is when it was fetched (metadata is
+re-checked after its time-to-live). A value is turned back into the current classes only
+when every field is there with the type the class declares and nothing else is: anything
+else (another version's record, a damaged or planted one) is a miss, fetched again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..records import File, Folder, Format
+
+__all__ = [
+    "RECORD_VERSION",
+    "SNAPSHOT_VERSION",
+    "Stored",
+    "dumps",
+    "envelope",
+    "folders_value",
+    "formats_value",
+    "head_fits",
+    "loads",
+    "located_file",
+    "opened",
+    "stored",
+]
+
+RECORD_VERSION = 1
+SNAPSHOT_VERSION = 1
+
+# The image types a blob may be published as, with their file extension.
+EXTENSIONS = ("jpg", "png", "gif", "webp")
+
+T = TypeVar("T")
+
+
+class Invalid(ValueError):
+    """A cached value that does not fit the current classes."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    """An image variant in the blob store."""
+
+    sha256: str
+    ext: str
+    width: int
+    height: int
+    size: int
+
+
+def dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def loads(data: bytes | None) -> Any:
+    """Parsed JSON, or None when ``data`` is absent or not JSON (or nested past what the
+    parser can take)."""
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
+def envelope(key: str, at: float, value: Any) -> dict[str, Any]:
+    return {"v": RECORD_VERSION, "key": key, "at": at, "value": value}
+
+
+def opened(record: Any, key: str) -> tuple[float, Any] | None:
+    """(fetched at, value) of a record that answers ``key``, else None."""
+    if (
+        type(record) is not dict
+        or record.get("v") != RECORD_VERSION
+        or record.get("key") != key
+        or len(record) != 4
+        or "value" not in record
+    ):
+        return None
+    at = record.get("at")
+    if type(at) not in (int, float) or not math.isfinite(at):
+        return None
+    return float(at), record["value"]
+
+
+# -- values -> classes ------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _checker(hint: Any) -> Callable[[Any], Any]:
+    """A function that returns its argument as the type ``hint`` names, or raises Invalid."""
+    if dataclasses.is_dataclass(hint):
+        return lambda value: _build(hint, value)
+    simple = {int: _is_int, str: lambda v: type(v) is str, bool: lambda v: type(v) is bool}
+    args = typing.get_args(hint)
+    if hint in simple:
+        fits = simple[hint]
+    elif args and type(None) in args:  # X | None
+        (inner,) = (a for a in args if a is not type(None))
+        inner_fits = simple[inner]
+
+        def fits(value: Any) -> bool:
+            return value is None or inner_fits(value)
+
+    else:  # pragma: no cover - a class with a field of another type
+        raise TypeError(f"no check for {hint!r}")
+
+    def check(value: Any) -> Any:
+        if not fits(value):
+            raise Invalid(f"{value!r} is not {hint}")
+        return value
+
+    return check
+
+
+_FIELDS: dict[type, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
+
+
+def _build(cls: type[T], data: Any) -> T:
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        hints = typing.get_type_hints(cls)
+        fields = _FIELDS[cls] = tuple(
+            (f.name, _checker(hints[f.name]))
+            for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        )
+    if type(data) is not dict or len(data) != len(fields):
+        raise Invalid(f"not the fields of {cls.__name__}")
+    try:
+        return cls(**{name: check(data[name]) for name, check in fields})
+    except KeyError:
+        raise Invalid(f"not the fields of {cls.__name__}") from None
+
+
+def plain(value: Any) -> Any:
+    """A record's value as JSON data."""
+    return dataclasses.asdict(value)
+
+
+def stored(value: Any) -> Stored | None:
+    """A variant record's value, checked: a lower-case SHA-256, a known image type, sizes.
+    Written out rather than through the generic check: a warm build checks every variant."""
+    if type(value) is not dict or len(value) != 5:
+        return None
+    sha, ext = value.get("sha256"), value.get("ext")
+    width, height, size = value.get("width"), value.get("height"), value.get("size")
+    if (
+        type(sha) is not str
+        or len(sha) != 64
+        or sha.strip("0123456789abcdef")
+        or ext not in EXTENSIONS
+        or type(width) is not int
+        or type(height) is not int
+        or type(size) is not int
+        or width <= 0
+        or height <= 0
+        or size <= 0
+    ):
+        return None
+    return Stored(sha, ext, width, height, size)
+
+
+def located_file(value: Any) -> tuple[File, int] | None:
+    """A file record's value: the file and the folder that listed it."""
+    if type(value) is not dict or len(value) != 2 or not _is_int(value.get("folder")):
+        return None
+    try:
+        return _build(File, value.get("file")), value["folder"]
+    except Invalid:
+        return None
+
+
+def _listed(cls: type[T], value: Any) -> list[T] | None:
+    if type(value) is not list:
+        return None
+    try:
+        return [_build(cls, item) for item in value]
+    except Invalid:
+        return None
+
+
+def folders_value(value: Any) -> list[Folder] | None:
+    return _listed(Folder, value)
+
+
+def formats_value(value: Any) -> list[Format] | None:
+    return _listed(Format, value)
+
+
+# -- blobs --------------------------------------------------------------------------------------
+
+
+def head_fits(ext: str, head: bytes) -> bool:
+    """Whether the first bytes of a blob carry the signature of its recorded image type."""
+    if ext == "jpg":
+        return head[:3] == b"\xff\xd8\xff"
+    if ext == "png":
+        return head[:8] == b"\x89PNG\r\n\x1a\n"
+    if ext == "gif":
+        return head[:6] in (b"GIF87a", b"GIF89a")
+    if ext == "webp":
+        return head[:4] == b"RIFF" and head[8:12] == b"WEBP"
+    return False

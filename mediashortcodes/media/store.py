@@ -1,0 +1,354 @@
+"""The cache's layout on disk: content-addressed blobs and small versioned JSON records.
+
+One folder per service (its namespace, a hash of the API's URL) holds::
+
+    blobs/<ab>/<sha256>              image bytes, named by their SHA-256 (lower-case hex)
+    records/<ab>/<sha256(key)>.json  {"v": 1, "key": key, "at": unix time, "value": ...}
+    snapshots/<sha256(site)[:16]>.json   the records one site's last build used
+
+Nothing here is ever unpickled or evaluated, and whoever wrote the folder is not trusted: a
+CI cache is restored from artifacts other jobs (fork pull requests among them) wrote. So
+every read opens the file without following a symlink and takes it only when it is a
+regular file of a bounded size; every folder on the way is checked to be a real folder, not
+a link out of the cache; and every write goes to a new temporary file in such a folder,
+renamed over the name (a rename replaces a planted link, never follows it).
+
+A :class:`Backend` is what a store needs of a place: bytes by layout name. This module's
+:class:`LocalStore` is the local folder; a shared tier (S3-compatible) is one more backend
+of the same names. Only the local store publishes (hard links need a local file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import re
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+__all__ = [
+    "BLOBS",
+    "MAX_RECORD_BYTES",
+    "RECORDS",
+    "SNAPSHOTS",
+    "Backend",
+    "BlobCheck",
+    "LocalStore",
+    "NotInsideError",
+    "blob_name",
+    "is_sha256",
+    "publish_blob",
+    "record_name",
+]
+
+BLOBS = "blobs"
+RECORDS = "records"
+SNAPSHOTS = "snapshots"
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+# A record or snapshot larger than this is damage, not data (a 10,000-page site's snapshot
+# is about 4 MB): it is not read into memory.
+MAX_RECORD_BYTES = 256 * 1024 * 1024
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
+
+
+class NotInsideError(OSError):
+    """A folder of the cache is a symlink or not a folder: nothing goes through it."""
+
+
+def is_sha256(text: str) -> bool:
+    return len(text) == 64 and _SHA256.fullmatch(text) is not None
+
+
+def blob_name(sha256: str) -> str:
+    """The layout name of the blob with this SHA-256 (lower-case hex)."""
+    return f"{BLOBS}/{sha256[:2]}/{sha256}"
+
+
+def record_name(key: str) -> str:
+    """The layout name of the record asked for by ``key`` (its canonical text)."""
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return f"{RECORDS}/{digest[:2]}/{digest}.json"
+
+
+class Backend(Protocol):
+    """A place holding the layout's names (``blobs/ab/<sha256>``, ``records/ab/<h>.json``,
+    ``snapshots/<h>.json``). Nothing it returns is trusted: the caller validates."""
+
+    def get(self, name: str, limit: int) -> bytes | None:
+        """The bytes stored under ``name``; None when absent, not a plain file, or larger
+        than ``limit`` bytes."""
+        ...
+
+    def put(self, name: str, data: bytes) -> None:
+        """Store ``data`` under ``name``, whole or not at all."""
+        ...
+
+    def delete(self, name: str) -> None:
+        """Remove ``name``; absent is fine."""
+        ...
+
+    def names(self) -> Iterator[str]:
+        """Every name the place holds (the layout's and any other)."""
+        ...
+
+
+@dataclass(frozen=True)
+class BlobCheck:
+    """A blob found fit to publish: its file's identity when checked."""
+
+    path: str
+    device: int
+    inode: int
+
+
+class LocalStore:
+    """The layout in a local folder (``root``, created on first write)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._root = str(root)
+        self._dirs_ok: set[str] = set()  # folders known to be real folders of the cache
+
+    # -- folders ----------------------------------------------------------------------------
+
+    def _path(self, name: str) -> str:
+        return f"{self._root}{os.sep}{name}" if os.sep == "/" else str(self.root / name)
+
+    def _check_dirs(self, name: str, *, create: bool) -> bool:
+        """Whether every folder of ``name`` (the root included) is a real folder; with
+        ``create``, make the missing ones. A symlink or another kind of file there is never
+        followed: NotInsideError. Each folder is looked at once per store."""
+        parent = name.rpartition("/")[0]
+        if parent in self._dirs_ok:
+            return True
+        parts = parent.split("/") if parent else []
+        for depth in range(len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if folder in self._dirs_ok:
+                continue
+            path = self._path(folder) if folder else self._root
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                if not create:
+                    return False
+                if not folder:  # the root: its parents are the configured cache folder
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(path)
+                mode = os.lstat(path).st_mode
+            if not stat.S_ISDIR(mode):
+                raise NotInsideError(
+                    errno.ENOTDIR, "not a folder of the cache (a symlink or a file)", path
+                )
+            self._dirs_ok.add(folder)
+        return True
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _open(self, name: str) -> tuple[int, os.stat_result] | None:
+        """An open descriptor on ``name`` and its status, when it is a regular file inside
+        the cache; None when it is absent, a link or anything else."""
+        try:
+            if not self._check_dirs(name, create=False):
+                return None
+            fd = os.open(self._path(name), _READ_FLAGS)
+        except NotInsideError:
+            return None
+        except OSError:  # absent, a symlink (ELOOP), no permission
+            return None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            return None
+        return fd, info
+
+    def get(self, name: str, limit: int = MAX_RECORD_BYTES) -> bytes | None:
+        opened = self._open(name)
+        if opened is None:
+            return None
+        fd, info = opened
+        try:
+            if info.st_size > limit:
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as source:
+                data = source.read(limit + 1)
+        finally:
+            os.close(fd)
+        return data if len(data) <= limit else None
+
+    def check_blob(
+        self, sha256: str, size: int, head_fits: Callable[[bytes], bool]
+    ) -> BlobCheck | None:
+        """The blob, if fit to publish: a regular file (not followed through a link), of
+        ``size`` bytes, whose first bytes ``head_fits`` (an image type's signature). The
+        cheap check of every warm lookup; the full hash is checked when a blob is stored and
+        by ``cache verify``."""
+        name = blob_name(sha256)
+        opened = self._open(name)
+        if opened is None:
+            return None
+        fd, info = opened
+        try:
+            if info.st_size != size:
+                return None
+            head = os.read(fd, 16)
+        finally:
+            os.close(fd)
+        if not head_fits(head):
+            return None
+        return BlobCheck(self._path(name), info.st_dev, info.st_ino)
+
+    def blob_digest(self, sha256: str) -> tuple[str, bytes] | None:
+        """The SHA-256 of the blob's bytes as stored and its first 16 bytes, or None when it
+        is not a plain file."""
+        opened = self._open(blob_name(sha256))
+        if opened is None:
+            return None
+        fd, _info = opened
+        digest = hashlib.sha256()
+        head = b""
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as source:
+                for chunk in iter(lambda: source.read(1 << 20), b""):
+                    head = head or chunk[:16]
+                    digest.update(chunk)
+        finally:
+            os.close(fd)
+        return digest.hexdigest(), head
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def put(self, name: str, data: bytes, *, mode: int = 0o644) -> None:
+        """Write ``data`` under ``name`` whole (a new file renamed over the name): a build
+        killed mid-write leaves no torn file, and two builds writing it both end whole."""
+        self._check_dirs(name, create=True)
+        target = self._path(name)
+        folder = os.path.dirname(target)
+        tmp = f"{folder}{os.sep}.tmp-{os.getpid()}-{os.urandom(6).hex()}"
+        try:
+            fd = os.open(tmp, _CREATE_FLAGS, mode)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def delete(self, name: str) -> None:
+        try:
+            if self._check_dirs(name, create=False):
+                os.unlink(self._path(name))  # unlinks a link itself, never its target
+        except (FileNotFoundError, NotInsideError):
+            pass
+
+    # -- maintenance ------------------------------------------------------------------------
+
+    def names(self) -> Iterator[str]:
+        """Every entry under the root, folders last, links and odd files included (never
+        followed): what ``cache verify`` looks at."""
+        if not os.path.isdir(self._root) or os.path.islink(self._root):
+            return
+        for folder, dirs, files in os.walk(self._root, topdown=False, followlinks=False):
+            relative = os.path.relpath(folder, self._root).replace(os.sep, "/")
+            prefix = "" if relative == "." else relative + "/"
+            for entry in (*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))):
+                yield prefix + entry
+
+    def kind(self, name: str) -> str:
+        """ "file", "dir", "link" or "other" (never following a link); "" when absent."""
+        try:
+            mode = os.lstat(self._path(name)).st_mode
+        except OSError:
+            return ""
+        if stat.S_ISLNK(mode):
+            return "link"
+        if stat.S_ISREG(mode):
+            return "file"
+        return "dir" if stat.S_ISDIR(mode) else "other"
+
+    def remove_empty_dirs(self) -> None:
+        if not os.path.isdir(self._root) or os.path.islink(self._root):
+            return
+        for folder, _dirs, _files in os.walk(self._root, topdown=False, followlinks=False):
+            if folder != self._root:
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)
+        self._dirs_ok.clear()
+
+    def clear(self) -> None:
+        """Remove the whole folder. Links inside are removed, never followed (no chmod
+        through them either: a read-only blob is deleted as it is on POSIX)."""
+        self._dirs_ok.clear()
+        if os.path.islink(self._root):
+            os.unlink(self._root)
+            return
+        if os.path.isdir(self._root):
+            shutil.rmtree(self._root, onerror=_writable_then_retry)
+
+
+def publish_blob(check: BlobCheck, target: Path) -> None:
+    """Put the checked blob at ``target``: a hard link of the very file that was checked
+    (made without following a symlink, its identity compared after), else a copy from it.
+    One system call more than a bare link in the common case."""
+    try:
+        os.link(check.path, target, follow_symlinks=False)
+    except FileExistsError:
+        return
+    except FileNotFoundError:
+        if target.parent.is_dir():
+            raise  # the blob itself is gone
+        target.parent.mkdir(parents=True, exist_ok=True)
+        publish_blob(check, target)
+        return
+    except OSError:  # no hard links here (another device, a file system without them)
+        _copy(check, target)
+        return
+    info = os.lstat(target)
+    if (info.st_dev, info.st_ino) != (check.device, check.inode):
+        os.unlink(target)
+        raise _replaced(check)
+
+
+def _replaced(check: BlobCheck) -> OSError:
+    return FileNotFoundError(
+        errno.ENOENT, "the cached image was replaced while the build ran", check.path
+    )
+
+
+def _copy(check: BlobCheck, target: Path) -> None:
+    fd = os.open(check.path, _READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != (check.device, check.inode):
+            raise _replaced(check)
+        with os.fdopen(fd, "rb", closefd=False) as source, open(target, "xb") as out:
+            shutil.copyfileobj(source, out)
+    finally:
+        os.close(fd)
+
+
+def _writable_then_retry(function, path, info):  # type: ignore[no-untyped-def]
+    """Windows refuses to delete a read-only file: make it writable, then delete it again.
+    A link is never changed (that would change what it points to)."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        raise info[1]
+    os.chmod(path, stat.S_IWRITE)
+    function(path)
+
+
+def scratch_store() -> LocalStore:
+    """A store in a new temporary folder: where a read-only cache keeps what a build fetched."""
+    return LocalStore(Path(tempfile.mkdtemp(prefix="mediashortcodes-")))
