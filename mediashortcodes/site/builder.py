@@ -45,7 +45,7 @@ from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
 from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markers import DeferredRenderer, with_markers_replaced
-from .outputdir import check_output_dir, remove_leftovers, swap_into_place
+from .outputdir import check_output_dir, refuse_escapes, remove_leftovers, swap_into_place
 from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
 from .static_files import check_static, copy_static
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
@@ -241,7 +241,8 @@ class SiteBuilder:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
-        sources = [s for s in pages_mod.discover(content, unreadable) if not s.draft]
+        found = pages_mod.discover(content, unreadable, self._warnings)
+        sources = [s for s in found if not s.draft]
         if unreadable:
             raise pages_mod.PageErrors(unreadable)
         clashes = pages_mod.url_clashes(sources)  # drafts are not written: they cannot clash
@@ -392,10 +393,13 @@ class SiteBuilder:
         images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
         static_dir = self.config.path(self.config.site.static)
         shown_static = pages_mod.display_path(static_dir)
-        if static_dir.is_dir():  # before anything is written: a clash leaves the output as it was
-            media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
-            outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
-            outputs += [f"{media_dir}/{name}" for name in images]
+        # Before anything is written: a path out of the output, or a clash with a static
+        # file, leaves the output as it was.
+        media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
+        outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
+        outputs += [f"{media_dir}/{name}" for name in images]
+        refuse_escapes(outputs)
+        if static_dir.is_dir():
             check_static(static_dir, outputs, shown_static)
         remove_leftovers(self.output)  # of builds killed while they wrote
         staging = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
@@ -403,7 +407,7 @@ class SiteBuilder:
             shutil.rmtree(staging)
         try:
             if static_dir.is_dir():
-                copy_static(static_dir, staging, shown_static)
+                self._warnings += copy_static(static_dir, staging, shown_static)
             staging.mkdir(parents=True, exist_ok=True)
             media = staging / self.config.site.media_dir
             for name, outcome in images.items():  # once per variant, not per shortcode

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,7 +26,13 @@ try:
 except ImportError:  # pragma: no cover - Windows: builds into one output do not take turns
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["check_output_dir", "remove_leftovers", "swap_into_place", "taking_turns"]
+__all__ = [
+    "check_output_dir",
+    "refuse_escapes",
+    "remove_leftovers",
+    "swap_into_place",
+    "taking_turns",
+]
 
 
 def _holds(outer: Path, inner: Path) -> bool:
@@ -67,6 +73,23 @@ def check_output_dir(output: Path, config: Config) -> None:
             f"the output directory {output} is not empty and was not written by a build (it "
             f"has no {MANIFEST_NAME}); the build replaces the whole directory, so choose a "
             "new or empty folder, or remove this one first"
+        )
+
+
+def refuse_escapes(outputs: Iterable[str]) -> None:
+    """Raise a ConfigError naming every output path (posix, relative to the output) that is
+    not plainly inside it: absolute, or with an empty or dots-only part. The build writes
+    into a staging folder it made itself, holding no link (static files are copied without
+    them), so a path that passes lies inside the output once resolved too."""
+    escapes = sorted(
+        output
+        for output in outputs
+        if output.startswith("/") or any(not part.strip(".") for part in output.split("/"))
+    )
+    if escapes:
+        raise ConfigError(
+            f"{len(escapes)} output path(s) would lie outside the output folder; nothing was "
+            "written: " + ", ".join(escapes[:20])
         )
 
 

@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 import yaml
 
-from ..errors import ConfigError, Problem
+from ..errors import ConfigError, Problem, place
+from .sources import skipped_warning, source_files
 
 DEFAULT_TEMPLATE = "page.html"
 
@@ -30,7 +31,7 @@ class PageError(ConfigError):
 
     def __init__(self, path: str, line: int, message: str) -> None:
         self.problem = Problem(path, line, 1, message)
-        super().__init__(f"{path}:{line}: {message}")
+        super().__init__(f"{place(path, line, 0)}: {message}")  # line 0: the file as a whole
 
 
 class PageErrors(ConfigError):
@@ -219,25 +220,46 @@ def url_clashes(pages: list[PageSource]) -> list[Problem]:
     ]
 
 
-def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:
+def discover(
+    content_dir: Path, problems: list[Problem] | None = None, warnings: list[str] | None = None
+) -> list[PageSource]:
     """All Markdown pages under the content directory, drafts included, in path order.
 
-    Given a ``problems`` list, a page that cannot be read is added to it and left out, so
-    one build lists every broken page; without one, the first raises ``PageError``.
+    Given a ``problems`` list, a page that cannot be read, or whose path would put its HTML
+    outside its folder, is added to it and left out, so one build lists every broken page;
+    without one, the first raises ``PageError``. A symlink is never followed (``sources.py``):
+    each one is a line in ``warnings``.
     """
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
             "[site] content in mediashortcodes.toml"
         )
+    found = source_files(content_dir, ".md")
+    if warnings is not None:
+        shown = display_path(content_dir)
+        warnings += [skipped_warning(shown, name) for name in found.skipped]
     pages = []
-    for path in sorted(content_dir.rglob("*.md")):
-        if not path.is_file():
-            continue
+    for name in found.files:
+        path = content_dir / name
         try:
+            check_page_path(name, path)
             pages.append(load_page(path, content_dir))
         except PageError as exc:
             if problems is None:
                 raise
             problems.append(exc.problem)
     return pages
+
+
+def check_page_path(name: str, path: Path) -> None:
+    """Refuse a page whose URL would have a part made of dots only: ``...md`` would write
+    ``index.html`` a folder above the output, ``sub/...md`` over the home page."""
+    parts = name[: -len(".md")].split("/")
+    if any(not part.strip(".") for part in parts):
+        raise PageError(
+            display_path(path),
+            0,
+            "a page's name or folder cannot be dots only: its HTML would be written outside "
+            "its folder (or over another page); rename it",
+        )

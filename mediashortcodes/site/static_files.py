@@ -2,19 +2,18 @@
 
 A static file at the path of a page, a published image or the usage manifest would be
 silently replaced (or would replace it); one where the build needs a folder (``static/media``
-as a file) breaks the write. Both are refused before anything is written, each named. A
-symlinked folder that leads back up the tree would be copied for ever; a dangling symlink
-(an editor's lock file) is skipped.
+as a file) breaks the write. Both are refused before anything is written, each named.
+Symlinks are never followed (``sources.py``): a link, to a file or a folder, is skipped with a
+warning; a dangling one (an editor's lock file) silently.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import ConfigError
+from .sources import copy_plain, skipped_warning, source_files
 
 __all__ = ["check_static", "copy_static"]
 
@@ -22,7 +21,7 @@ __all__ = ["check_static", "copy_static"]
 def check_static(static_dir: Path, outputs: Iterable[str], shown: str) -> None:
     """Raise a ConfigError naming every static file in the way of a build output
     (``outputs``: posix paths under the output folder). ``shown`` names the folder."""
-    files = _files(static_dir, shown)
+    files = source_files(static_dir).files
     if not files:
         return
     # Each output, and each folder it needs, once: a site has thousands of outputs and
@@ -48,25 +47,19 @@ def check_static(static_dir: Path, outputs: Iterable[str], shown: str) -> None:
         )
 
 
-def _files(static_dir: Path, shown: str) -> set[str]:
-    root = static_dir.resolve()
-    found: set[str] = set()
-    for folder, dirs, names in os.walk(static_dir):
-        for name in dirs:
-            linked = Path(folder, name)
-            if linked.is_symlink() and root.is_relative_to(linked.resolve()):
-                raise ConfigError(
-                    f"{shown}/{linked.relative_to(static_dir).as_posix()} is a symlink to a "
-                    "folder that holds it: copying it would never end; remove it"
-                )
-        relative = Path(folder).relative_to(static_dir)
-        found.update((relative / name).as_posix() for name in names)
-    return found
-
-
-def copy_static(static_dir: Path, staging: Path, shown: str) -> None:
-    """Copy the static files into the staging folder; what cannot be copied is a ConfigError."""
+def copy_static(static_dir: Path, staging: Path, shown: str) -> list[str]:
+    """Copy the static files into the staging folder; what cannot be copied is a ConfigError.
+    Returns a warning for each link or odd file skipped."""
+    found = source_files(static_dir)
     try:
-        shutil.copytree(static_dir, staging, ignore_dangling_symlinks=True, dirs_exist_ok=True)
-    except (shutil.Error, OSError) as exc:
+        made: set[Path] = set()
+        for name in found.files:
+            target = staging / name
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            if not copy_plain(static_dir / name, target):
+                found.skipped.append(name)  # replaced by a link since the walk
+    except OSError as exc:
         raise ConfigError(f"{shown}: cannot copy the static files: {exc}") from None
+    return [skipped_warning(shown, name) for name in found.skipped]
