@@ -169,6 +169,8 @@ _SECTIONS: dict[str, type] = {
     "cache": CacheConfig,
 }
 
+SECTION_NAMES = tuple(_SECTIONS)  # the TOML's tables, in order
+
 _CHOICES = {
     ("images", "gdpr"): ("fail", "warn", "ignore"),
     ("build", "on_missing"): ("fail", "placeholder"),
@@ -324,16 +326,21 @@ def load(site: str | Path | None = None) -> Config:
         )
     if not file.exists():
         return apply_env(Config(root=root.resolve(), source=str(file)))
+    data, text = read_toml(file)
+    return from_mapping(data, root, source=str(file), text=text)
+
+
+def read_toml(file: Path) -> tuple[dict[str, Any], str]:
+    """The sections of a ``mediashortcodes.toml`` and its text (errors name the file)."""
     try:
         text = file.read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write it
-        data = tomllib.loads(text)
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: invalid TOML: {exc}; fix the file and run again") from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{file}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
-    return from_mapping(data, root, source=str(file), text=text)
 
 
 def require_service_urls(config: Config) -> None:

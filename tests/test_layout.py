@@ -23,6 +23,7 @@ RANKS = {
     "client": 1,
     "language": 1,
     "markdown": 2,
+    "pymarkdown": 2,  # the Python-Markdown extension, as markdown is the markdown-it plugin
     "jinja": 2,
     "media": 3,
     "usage": 3,

@@ -5,7 +5,15 @@ package assembles them, so nothing below imports it back.
 
 from __future__ import annotations
 
-from . import build, init, pick, report, sandbox, service  # noqa: F401  (they register on `cli`)
+from . import (  # noqa: F401  (they register on `cli`)
+    build,
+    finish,
+    init,
+    pick,
+    report,
+    sandbox,
+    service,
+)
 from .base import cli, run
 
 

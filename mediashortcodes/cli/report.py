@@ -70,6 +70,24 @@ def run_report(
         raise click.exceptions.Exit(code)
 
 
+def site_config(site: Path) -> tuple[Config, Path | None]:
+    """The config of SITE and where it is built: a MkDocs or Zensical project (its
+    ``mkdocs.yml``, ``site_url`` and ``site_dir``), a Pelican project (``pelicanconf.py``,
+    ``SITEURL``, ``OUTPUT_PATH``) or a site of the built-in builder."""
+    from ..mkdocs.project import find_project
+
+    project = find_project(site) if site.is_dir() else None
+    if project is not None:
+        return project.config(), project.site_dir
+    if site.is_dir() and (site / "pelicanconf.py").is_file():
+        from ..pelican import project_config
+
+        found = project_config(site)
+        if found is not None:
+            return found
+    return config_module.load(site), None
+
+
 @cli.command("report", short_help="Report which page uses which file to the service.")
 @click.argument("site", required=False, default=".", type=click.Path(path_type=Path))
 @click.option(
@@ -111,9 +129,10 @@ def report(
     jobs: int,
 ) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
+    config, built = site_config(site)
     run_report(
-        config_module.load(site),
-        output=output,
+        config,
+        output=output or built,
         state_path=state_path,
         previous=previous,
         dry_run=dry_run,

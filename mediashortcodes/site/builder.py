@@ -286,10 +286,13 @@ class SiteBuilder:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _resolve_all(self, result: BuildResult) -> tuple[Resolution, list[tuple[Shortcode, str]]]:
+    def _resolve_all(
+        self, result: BuildResult, *, outages_fail: bool = True
+    ) -> tuple[Resolution, list[tuple[Shortcode, str]]]:
         """Every place resolved and counted in ``result``; the failed ones, with why.
 
-        Raises when a setting is missing or the service is down (no content problem).
+        Raises when a setting is missing or the service is down (no content problem), unless
+        ``outages_fail`` is off (a live preview: what could not be fetched is a failed place).
         """
         # Before anything is fetched: shortcodes need the service's URL (which names its cache,
         # so even --offline), and a site that embeds videos needs the player's URLs.
@@ -319,17 +322,19 @@ class SiteBuilder:
             else:
                 result.videos += 1
         for _sc, failure in failures:
-            if isinstance(failure.cause, OUTAGES):
+            if outages_fail and isinstance(failure.cause, OUTAGES):
                 raise failure.cause
         return resolution, [(sc, f.message) for sc, f in failures]
 
     @cyclic_gc_paused()
     def _final_html(
-        self, resolution: Resolution, renderer: Renderer
+        self, resolution: Resolution, renderer: Renderer, prefix: str | None = None
     ) -> tuple[list[str], dict[int, str], list[tuple[Shortcode, str]]]:
         """Each place's HTML, in order; the element ids in it (script embeds), by place; the
-        places that cannot be rendered, with why."""
-        prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
+        places that cannot be rendered, with why. ``prefix``: the media folder's URL as the
+        pages link it (default: root-relative, from ``[site] base_url``)."""
+        if prefix is None:
+            prefix = media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
         html: list[str] = []
         element_ids: dict[int, str] = {}
         failed: list[tuple[Shortcode, str]] = []
@@ -363,13 +368,7 @@ class SiteBuilder:
     def _manifest(self, rendered: list[RenderedPage], resolution: Resolution) -> Manifest:
         entries = []
         # Each shortcode once, not once per page that uses it (a layout's are on every page).
-        # A failure with a cause is a file the service has that could not be fetched this
-        # time (--keep-going shows a placeholder): the page still uses it, and leaving it out
-        # would report its removal. One without (an id that does not exist) is no usage.
-        file_ids = [
-            None if isinstance(outcome, Failure) and outcome.cause is None else sc.file_id
-            for sc, outcome in resolution.pairs()
-        ]
+        file_ids = used_file_ids(resolution)
         for page in rendered:
             ids = {file_id for i in page.used if (file_id := file_ids[i]) is not None}
             entries.append(
@@ -388,9 +387,7 @@ class SiteBuilder:
         element_ids: Mapping[int, str],
         manifest: Manifest,
     ) -> None:
-        from ..media.assets import publish
-
-        images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
+        images = published_images(resolution)
         static_dir = self.config.path(self.config.site.static)
         shown_static = pages_mod.display_path(static_dir)
         # Before anything is written: a path out of the output, or a clash with a static
@@ -409,9 +406,7 @@ class SiteBuilder:
             if static_dir.is_dir():
                 self._warnings += copy_static(static_dir, staging, shown_static)
             staging.mkdir(parents=True, exist_ok=True)
-            media = staging / self.config.site.media_dir
-            for name, outcome in images.items():  # once per variant, not per shortcode
-                publish(self.cache, outcome.stored, media / name)
+            publish_media(self.cache, images, staging / self.config.site.media_dir)
 
             for page in rendered:
                 target = staging / page.source.output_file
@@ -427,6 +422,32 @@ class SiteBuilder:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+
+
+def used_file_ids(resolution: Resolution) -> list[int | None]:
+    """The file id each place counts for in the usage manifest, in order (None: none).
+
+    A failure with a cause is a file the service has that could not be fetched this time
+    (--keep-going shows a placeholder): the page still uses it, and leaving it out would
+    report its removal. One without (an id that does not exist) is no usage.
+    """
+    return [
+        None if isinstance(outcome, Failure) and outcome.cause is None else sc.file_id
+        for sc, outcome in resolution.pairs()
+    ]
+
+
+def published_images(resolution: Resolution) -> dict[str, ImageOutcome]:
+    """Each image variant the pages show, by its published name (once, not per place)."""
+    return {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
+
+
+def publish_media(cache: MediaCache, images: Mapping[str, ImageOutcome], media: Path) -> None:
+    """Put every image variant the pages show into an output's ``media`` folder."""
+    from ..media.assets import publish
+
+    for name, outcome in images.items():  # once per variant, not per shortcode
+        publish(cache, outcome.stored, media / name)
 
 
 def _resolved_html(

@@ -1,0 +1,82 @@
+"""References left in built pages for a later step: ``<mediashortcodes-ref>`` elements.
+
+A host without plugins (Zensical) runs the extension and writes its pages; each shortcode
+is then an empty element holding the shortcode's canonical text and its place in the
+source, or the problems found there. ``mediashortcodes finish`` reads them back, resolves
+them all at once and puts the HTML in their place. The element has no text, so a search
+index or a table of contents built from the page shows nothing of it.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..errors import Problem
+from .model import Found, Shortcode
+from .parser import parse_one
+
+__all__ = ["REF_TAG", "PageRef", "read_refs", "ref_element"]
+
+REF_TAG = "mediashortcodes-ref"
+_ELEMENT = re.compile(rf"<{REF_TAG}((?:\s+[a-z-]+=\"[^\"]*\")*)\s*>\s*</{REF_TAG}>")
+_ATTRIBUTE = re.compile(r'([a-z-]+)="([^"]*)"')
+
+
+def ref_element(found: Found) -> str:
+    """The element that stands for ``found`` in a built page."""
+    shortcode = found.shortcode
+    if shortcode is not None:
+        loc = shortcode.location
+        attrs = {
+            "data-shortcode": shortcode.to_source(),
+            "data-path": loc.path,
+            "data-line": str(loc.line),
+            "data-col": str(loc.col),
+        }
+    else:
+        problems = [[p.path, p.line, p.col, p.message] for p in found.problems]
+        attrs = {"data-problems": json.dumps(problems, ensure_ascii=False)}
+    text = "".join(f' {k}="{htmllib.escape(v, quote=True)}"' for k, v in attrs.items())
+    return f"<{REF_TAG}{text}></{REF_TAG}>"
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """One element found in a page: ``text[start:end]``, and what it stands for."""
+
+    start: int
+    end: int
+    shortcode: Shortcode | None
+    problems: tuple[Problem, ...]
+
+
+def read_refs(text: str, where: str) -> Iterator[PageRef]:
+    """Every reference element in ``text`` (a built page; ``where`` names it in problems)."""
+    for match in _ELEMENT.finditer(text):
+        attrs = {k: htmllib.unescape(v) for k, v in _ATTRIBUTE.findall(match.group(1))}
+        yield _ref(match.start(), match.end(), attrs, where)
+
+
+def _ref(start: int, end: int, attrs: dict[str, str], where: str) -> PageRef:
+    if "data-problems" in attrs:
+        try:
+            items = json.loads(attrs["data-problems"])
+            problems = tuple(Problem(str(p), int(ln), int(c), str(m)) for p, ln, c, m in items)
+        except (ValueError, TypeError):
+            problems = (Problem(where, 0, 0, "a damaged shortcode reference; build again"),)
+        return PageRef(start, end, None, problems)
+    path = attrs.get("data-path", where)
+    try:
+        line, col = int(attrs.get("data-line", "0")), int(attrs.get("data-col", "0"))
+    except ValueError:
+        line = col = 0
+    source = attrs.get("data-shortcode", "")
+    found = parse_one(source, path, lambda i: (line, col + i)) if source.startswith("<%") else None
+    if found is None or found.shortcode is None:
+        problem = Problem(path, line, col, "a damaged shortcode reference; build again")
+        return PageRef(start, end, None, (problem,))
+    return PageRef(start, end, found.shortcode, ())

@@ -1,0 +1,94 @@
+"""Finish a site another tool built with the extension but without the plugin (Zensical).
+
+Its pages hold ``<mediashortcodes-ref>`` elements where the shortcodes were. This reads
+every page, resolves all their references at once (:class:`~.hosted.HostedBuild`, the same
+step as the MkDocs plugin's), and only when nothing is wrong writes each page with its HTML,
+the media under ``<site_dir>/<media_dir>/`` and ``media-usage.json``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import Config
+from ..errors import ConfigError
+from ..fileio import write_atomic
+from ..language.refs import read_refs
+from ..usage.manifest import MANIFEST_NAME
+from .hosted import HostedBuild, Resolved, page_title
+
+__all__ = ["FinishPage", "finish_site"]
+
+
+@dataclass(frozen=True)
+class FinishPage:
+    output_file: str  # relative to the site folder, with "/"
+    url: str  # the page's path in the site ("" for the home page)
+    source: str  # its source file as problems name it
+
+
+def finish_site(
+    config: Config,
+    site_dir: Path,
+    pages: Iterable[FinishPage],
+    *,
+    site_name: str = "",
+    offline: bool = False,
+    refresh: bool = False,
+) -> Resolved | None:
+    """Resolve, write and publish; None when the pages were already finished (no page holds
+    a reference and the manifest is newer than all of them: running it twice changes nothing).
+
+    Raises ContentError listing every problem; then nothing is written.
+    """
+    if not site_dir.is_dir():
+        raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
+    build = HostedBuild(config, offline=offline, refresh=refresh)
+    texts: dict[str, str] = {}
+    newest = 0.0
+    refs = 0
+    for page in pages:
+        file = site_dir / page.output_file
+        try:
+            text = file.read_text(encoding="utf-8")
+            newest = max(newest, file.stat().st_mtime)
+        except FileNotFoundError:
+            continue  # not built (a draft, an excluded page)
+        build.begin_page(page.source, page.output_file, page.url)
+        texts[page.output_file] = _with_markers(text, page.output_file, build)
+        refs += text.count("<mediashortcodes-ref")
+    manifest_file = site_dir / MANIFEST_NAME
+    if not refs and manifest_file.is_file() and manifest_file.stat().st_mtime >= newest:
+        return None
+    resolved = build.resolve()
+    titles: dict[str, str] = {}
+    for output_file, text in texts.items():
+        html = resolved.html(text, output_file)
+        titles[output_file] = page_title(html, site_name)
+        if html != text:
+            write_atomic(site_dir / output_file, html.encode("utf-8"))
+    resolved.publish(site_dir)
+    if config.site.base_url:
+        resolved.manifest(titles).write_atomic(manifest_file)
+    return resolved
+
+
+def _with_markers(text: str, output_file: str, build: HostedBuild) -> str:
+    """The page with each reference replaced by this build's marker (or by nothing, for a
+    malformed shortcode: its problems are listed)."""
+    if "<mediashortcodes-ref" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for ref in read_refs(text, os.path.join("site", output_file)):
+        parts.append(text[pos : ref.start])
+        if ref.shortcode is not None:
+            parts.append(build.renderer.render(ref.shortcode))
+        for problem in ref.problems:
+            build.renderer.problem(problem)
+        pos = ref.end
+    parts.append(text[pos:])
+    return "".join(parts)
