@@ -108,10 +108,10 @@ def _load_yaml(text: str) -> Any:
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
     """Return (front matter, body, line number where the body starts)."""
     lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip("\r\n") != "---":
+    if not lines or not _is_fence(lines[0], "---"):
         return {}, text, 1
     for index, line in enumerate(lines[1:], start=1):
-        if line.rstrip("\r\n") in ("---", "..."):
+        if _is_fence(line, "---", "..."):
             raw = "".join(lines[1:index])
             try:
                 data = _load_yaml(raw) if raw.strip() else {}
@@ -144,6 +144,12 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
     raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
 
 
+def _is_fence(line: str, *fences: str) -> bool:
+    """Whether ``line`` is one of ``fences``, give or take the trailing spaces, tabs and line
+    ending an editor leaves: a fence taken for text would publish a draft, YAML and all."""
+    return line.rstrip() in fences
+
+
 def _unbuildable_line(raw: str) -> int:
     """The line (1 = the first after ---) whose value alone cannot be built, else 1."""
     for number, line in enumerate(raw.splitlines(), start=1):
@@ -159,11 +165,11 @@ def _unbuildable_line(raw: str) -> int:
 def key_line(text: str, key: str) -> int:
     """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
     lines = text.splitlines()
-    if not lines or lines[0] != "---":
+    if not lines or not _is_fence(lines[0], "---"):
         return 1
     pattern = re.compile(rf"{re.escape(key)}\s*:")
     for number, line in enumerate(lines[1:], start=2):
-        if line in ("---", "..."):
+        if _is_fence(line, "---", "..."):
             break
         if pattern.match(line):
             return number

@@ -76,6 +76,28 @@ def test_a_draft_flag_that_is_a_boolean_is_obeyed(site: Path) -> None:
     assert (site / "_site" / "live" / "index.html").exists()
 
 
+# Fences as editors leave them: trailing spaces or tabs, Windows or old Mac line endings, a BOM.
+DRAFT_FENCES = {
+    "trailing-space": b"--- \ndraft: true\n--- \n",
+    "trailing-tab": b"---\t\ndraft: true\n---\t\n",
+    "crlf": b"---\r\ndraft: true\r\n---\r\n",
+    "crlf-trailing-spaces": b"---  \r\ndraft: true\r\n---  \r\n",
+    "cr": b"---\rdraft: true\r---\r",
+    "bom-trailing-space": BOM + b"--- \r\ndraft: true\r\n...\t\r\n",
+}
+
+
+def test_no_page_marked_draft_is_published_whatever_its_fences_look_like(site: Path) -> None:
+    drafts = {f"{name}.md": fences + b"# Secret plans\n" for name, fences in DRAFT_FENCES.items()}
+    write(site, {"index.md": "---\ntitle: Home\n---\nHi\n", **drafts})
+    code, out = build(site)
+    assert code == 0, out
+    written = sorted(p.relative_to(site / "_site").as_posix() for p in (site / "_site").rglob("*"))
+    assert written == ["index.html", "media-usage.json"]
+    manifest = json.loads((site / "_site" / "media-usage.json").read_text())
+    assert not any("secret" in url for url in manifest["pages"])
+
+
 def test_two_sources_for_one_url_fail_the_build_naming_both(site: Path) -> None:
     write(site, {"gallery.md": "---\ntitle: A\n---\na\n", "gallery/index.md": "b\n"})
     code, out = build(site)
