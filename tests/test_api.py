@@ -31,6 +31,9 @@ from mediashortcodes.records import Crop, Usage, WebPage
 SECRETS = (CREDENTIALS.client_id, CREDENTIALS.client_secret, CREDENTIALS.refresh_token)
 
 
+JSON = {"content-type": "application/json"}
+
+
 def sync_client(fake: FakeService, **kwargs) -> tuple[Client, list[float]]:
     sleeps: list[float] = []
     kwargs.setdefault("sleep", sleeps.append)
@@ -380,6 +383,25 @@ def test_the_total_time_budget_bounds_the_retries(fake):
     assert client.stats.formats == 4  # waits 20, 20, then the 10 s left, then gives up
 
 
+@pytest.mark.parametrize("status", [501, 505, 511])
+def test_a_5xx_that_names_a_permanent_state_is_not_asked_again(fake, status):
+    fake.inject("/1/foldertree", httpx.Response(status, text="not here"), count=10)
+    client, sleeps = sync_client(fake)
+    with pytest.raises(ServiceError, match=f"HTTP {status}") as caught:
+        client.folders()
+    assert sleeps == [] and client.stats.folders == 1 and caught.value.status == status
+
+
+def test_the_client_id_names_the_integration_in_messages(fake):
+    # It is no secret (the picker shows it): masked, it hid which integration was refused.
+    body = f"integration {CREDENTIALS.client_id} may not list folders"
+    fake.inject("/1/foldertree", httpx.Response(422, text=body))
+    client, _ = sync_client(fake)
+    with pytest.raises(ServiceError) as caught:
+        client.folders()
+    assert body in str(caught.value)
+
+
 @pytest.mark.parametrize("status", [400, 403, 409, 422])
 def test_other_errors_raise_at_once(fake, status):
     fake.inject("/1/foldertree", httpx.Response(status, text="nope"))
@@ -415,6 +437,8 @@ def test_a_missing_folder_raises_not_found_naming_the_folder(fake):
         ),
         (httpx.Response(200, json={"folders": []}), "JSON array"),
         (httpx.Response(200, json=[{"name": "no id"}]), "'id'"),
+        # JSON numbers too large for a float read as infinity, which no int can hold.
+        (httpx.Response(200, text='[{"id": 1, "depth": 1e400}]', headers=JSON), "unreadable"),
     ],
 )
 def test_unreadable_answers_raise_invalid_response(fake, response, message):
@@ -453,6 +477,14 @@ async def test_the_async_client_asks_again_after_an_unreadable_answer(fake):
     async with client:
         assert [f.id for f in await client.formats()] == [7, 8]
     assert client.stats.formats == 2 and len(sleeps) == 1
+
+
+def test_a_token_lifetime_too_large_for_a_float_is_an_invalid_response(fake):
+    answer = '{"access_token": "t", "token_type": "Bearer", "expires_in": 1e400}'
+    fake.inject("/1/oauth2/token", httpx.Response(200, text=answer, headers=JSON), count=10)
+    client, _ = sync_client(fake)
+    with pytest.raises(InvalidResponseError, match="expires_in"):
+        client.folders()
 
 
 def test_a_token_answer_without_access_token_is_an_invalid_response(fake):

@@ -38,6 +38,7 @@ JPEG = (
     + b"\x12\x34"  # compressed data
     + b"\xff\xd9"  # EOI
 )
+JSON = {"content-type": "application/json"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -341,3 +342,12 @@ def test_cache_commands_without_a_service_url_exit_2_naming_the_variable(
     assert ENV_BASE_URL in result.output
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [real.name]
     assert (real / "kept").exists()
+
+
+def test_a_number_too_large_for_a_float_in_an_answer_exits_3_with_a_message(site, served):
+    answer = '[{"id": 10, "name": "Harbour", "filesize": 1e400}]'
+    served.inject("/1/folder/2/files", httpx.Response(200, text=answer, headers=JSON))
+    result = run("files", "2", "--site", str(site))
+    assert result.exit_code == 3, result.output
+    assert "error: unreadable files in the answer" in result.output
+    assert "Traceback" not in result.output

@@ -148,14 +148,14 @@ def _records(data: Any, what: str, make: Callable[[Any], Any]) -> list[Any]:
         raise InvalidResponseError(f"expected a JSON array of {what}, got {type(data).__name__}")
     try:
         return [make(item) for item in data]
-    except (TypeError, ValueError, AttributeError) as exc:
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # 1e400 is a float
         raise InvalidResponseError(f"unreadable {what} in the answer: {exc}") from None
 
 
 def parse_token(data: Any) -> Token:
     try:
         token = Token.from_api(data)
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError, OverflowError):
         raise InvalidResponseError("the token response has no usable expires_in") from None
     if token.expires_in <= 0:
         raise InvalidResponseError("the token response has a non-positive expires_in")

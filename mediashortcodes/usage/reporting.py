@@ -341,7 +341,7 @@ async def load_previous(
             transport=transport, follow_redirects=True, timeout=30.0
         ) as http:
             response = await http.get(text)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise ConfigError(
             f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL, "
             "or pass a local copy of the live site's manifest"

@@ -337,6 +337,12 @@ async def test_a_previous_url_that_cannot_be_reached_is_a_clear_error_without_se
     assert "hunter2" not in str(info.value)
 
 
+@pytest.mark.parametrize("url", ["https://[::1/media-usage.json", "https://s.org\x00/m.json"])
+async def test_a_malformed_previous_url_is_a_clear_error(url: str) -> None:
+    with pytest.raises(ConfigError, match=r"--previous .*cannot fetch it .*check the URL"):
+        await load_previous(url)
+
+
 async def test_a_missing_previous_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"--previous .*missing\.json: cannot read it"):
         await load_previous(tmp_path / "missing.json")
