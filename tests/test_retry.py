@@ -14,9 +14,12 @@ NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc).timestamp()
 
 @pytest.mark.parametrize(
     ("status", "retried"),
-    [(429, True), (500, True), (503, True), (599, True), (400, False), (401, False), (200, False)],
+    [
+        *((status, True) for status in (429, 500, 502, 503, 504, 520, 599)),
+        *((status, False) for status in (501, 505, 511, 400, 401, 404, 200)),
+    ],
 )
-def test_only_429_and_5xx_are_retried(status, retried):
+def test_only_429_and_transient_5xx_are_retried(status, retried):
     assert is_retryable_status(status) is retried
 
 

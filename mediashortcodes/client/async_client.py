@@ -164,7 +164,7 @@ class AsyncClient(ClientBase):
             token = await self._tokens.after_rejection(token)
             response = await self._send(call, token)
         if not response.is_success:
-            raise status_error(call, response, self._secrets())
+            raise status_error(call, response, self.secrets())
         return response
 
     async def _fetch_token(self) -> Token:

@@ -7,7 +7,7 @@ The clients themselves are :mod:`.async_client` (batch builds, many requests in 
 - fetch the access token on the first API call, never before (creating a client does no
   I/O, so a warm build makes no request at all), and reuse it until shortly before it
   expires; a 401 fetches one fresh token and retries once;
-- retry 429, 5xx, connection errors and timeouts (see :mod:`.retry`), and
+- retry 429, the transient 5xx, connection errors and timeouts (see :mod:`.retry`), and
   a GET whose answer is not JSON (a proxy's error page, a mangled body);
 - send the token to the API host only: downloads go through a second connection pool that
   never carries it, and only to hosts the download policy allows;
@@ -336,17 +336,13 @@ class ClientBase:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
 
-    def _secrets(self) -> tuple[str, ...]:
-        """What messages hide: the secrets, and the client id too."""
-        return (self._credentials.client_id, *self.secrets())
-
     def secrets(self) -> tuple[str, ...]:
         """The values that must never be sent or shown: the client secret, the refresh token
         and every access token received (not the client id, which names the integration)."""
         return (*self._credentials.secrets(), *self._tokens_seen)
 
     def _scrub(self, text: str) -> str:
-        return redact(redact_urls_in(text), self._secrets())
+        return redact(redact_urls_in(text), self.secrets())
 
     def _count(self, endpoint: str) -> None:
         with self._stats_lock:
@@ -376,7 +372,7 @@ class ClientBase:
 
     def _accept_token(self, response: httpx.Response) -> Token:
         if not response.is_success:
-            raise token_error(response, self._secrets())
+            raise token_error(response, self.secrets())
         token = parse_token(read_json(TOKEN_CALL_WITHOUT_CREDENTIALS, response))
         self._tokens_seen.add(token.access_token)
         log.debug("fetched an access token valid for %d s", token.expires_in)

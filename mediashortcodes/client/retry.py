@@ -1,8 +1,11 @@
 """When to try a request again and how long to wait first (pure; the clients do the waiting).
 
-429, 5xx, connection errors and timeouts are retried with exponential backoff and jitter,
-honouring ``Retry-After``; every other answer is final at once. Retries are bounded twice:
-by a number of retries and by a total time budget, and no wait outlasts the budget.
+429, the transient 5xx (an overloaded or restarting server, a gateway or proxy between),
+connection errors and timeouts are retried with exponential backoff and jitter, honouring
+``Retry-After``; every other answer is final at once, the 5xx that name a permanent state
+too (501 Not Implemented, 505 HTTP Version Not Supported...: asking again changes nothing).
+Retries are bounded twice: by a number of retries and by a total time budget, and no wait
+outlasts the budget.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Not Implemented, HTTP Version Not Supported, Variant Also Negotiates, Loop Detected, Not
+# Extended, Network Authentication Required (a proxy's login page): the same answer again.
+PERMANENT_5XX = frozenset({501, 505, 506, 508, 510, 511})
 
 
 def is_retryable_status(status: int) -> bool:
-    return status in RETRY_STATUSES or 500 <= status <= 599
+    return status == 429 or (500 <= status <= 599 and status not in PERMANENT_5XX)
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:

@@ -158,7 +158,7 @@ class Client(ClientBase):
             token = self._tokens.after_rejection(token)
             response = self._send(call, token)
         if not response.is_success:
-            raise status_error(call, response, self._secrets())
+            raise status_error(call, response, self.secrets())
         return response
 
     def _fetch_token(self) -> Token:
