@@ -89,3 +89,32 @@ def test_json_keeps_the_services_camel_case_shape():
     assert json.loads(to_json([Format(7, "Thumb")])) == [
         {"id": 7, "name": "Thumb", "width": None, "height": None}
     ]
+
+
+def test_names_that_would_steer_the_terminal_are_printed_as_escapes():
+    # A DAM editor's name with a colour change, a title change, an 8-bit CSI and a reversal.
+    names = ["Red\x1b[31m", "T\x1b]0;owned\x07", "C\x9b2J", "evil\u202egpj.exe"]
+    text = folders_text([folder(i, name) for i, name in enumerate(names, start=1)])
+    assert not any(c in text for c in "\x1b\x07\x9b\u202e")
+    assert text.splitlines()[1:] == [
+        r" 1  Red\x1b[31m",
+        r" 2  T\x1b]0;owned\x07",
+        r" 3  C\x9b2J",
+        r" 4  evil\u202egpj.exe",
+    ]
+    as_json = to_json([folder(1, names[2]), folder(2, names[3])])
+    assert "\x9b" not in as_json and "\u202e" not in as_json
+    assert [f["name"] for f in json.loads(as_json)] == names[2:]  # the same data for scripts
+
+
+def test_columns_line_up_by_display_width_with_wide_and_combining_characters():
+    rows = [(1, "写真の港", "x"), (2, "plain", "y"), (3, "😀 party", "z"), (4, "Cafe\u0301", "w")]
+    lines = table(("ID", "NAME", "TAG"), rows).splitlines()
+    # Each TAG starts at the same screen column: CJK and emoji take two, é (e + accent) one.
+    assert lines == [
+        "ID  NAME      TAG",
+        " 1  写真の港  x",
+        " 2  plain     y",
+        " 3  😀 party  z",
+        " 4  Cafe\u0301      w",
+    ]

@@ -1,27 +1,62 @@
-"""Readable tables and JSON of folders, files and formats for the service commands (pure)."""
+"""Readable tables and JSON of folders, files and formats for the service commands (pure).
+
+Names come from the service, where any DAM editor writes them: a control character (an
+escape sequence that recolours, retitles or clears the terminal) or a character that
+reverses the text around it is shown as an escape, never sent to the terminal as it is.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict
 
 from ..records import File, Folder, FolderNode, Format, folder_tree
 
+# DEL, C1 controls, line and paragraph separators, the bidirectional controls; and C0.
+_STEERING = r"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+_UNPRINTABLE = re.compile(rf"[\x00-\x1f{_STEERING}]")
+_UNPRINTABLE_IN_JSON = re.compile(f"[{_STEERING}]")  # json.dumps escapes C0 itself
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that would steer a terminal written as an escape."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (CJK, most emoji) 2, combining marks and
+    invisible format characters 0, the rest 1."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Left-aligned columns separated by two spaces; numbers right-aligned."""
-    cells = [[str(c) for c in headers], *([str(c) for c in row] for row in rows)]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    cells = [[printable(str(c)) for c in headers]]
+    cells += ([printable(str(c)) for c in row] for row in rows)
+    sizes = [[display_width(cell) for cell in row] for row in cells]
+    widths = [max(row[i] for row in sizes) for i in range(len(headers))]
     numeric = [
         bool(rows) and all(isinstance(row[i], int) for row in rows) for i in range(len(headers))
     ]
     lines = []
-    for row in cells:
-        parts = [
-            cell.rjust(width) if numeric[i] else cell.ljust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ]
+    for row, row_sizes in zip(cells, sizes, strict=True):
+        parts = []
+        for i, (cell, size) in enumerate(zip(row, row_sizes, strict=True)):
+            pad = " " * (widths[i] - size)
+            parts.append(pad + cell if numeric[i] else cell + pad)
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
 
@@ -73,4 +108,5 @@ def formats_text(formats: Sequence[Format]) -> str:
 def to_json(records: Sequence[Folder | File | Format]) -> str:
     """The records in the service's own camelCase shape, for scripts."""
     data = [r.to_api() if isinstance(r, (Folder, File)) else asdict(r) for r in records]
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _UNPRINTABLE_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
