@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.cookies import CookieError, SimpleCookie
 from importlib.resources import files as package_files
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -189,12 +188,8 @@ class PickerApp:
         return None
 
     def _has_session(self, request: Request) -> bool:
-        try:
-            cookie = SimpleCookie(request.headers.get("cookie", ""))
-        except CookieError:
-            return False
-        morsel = cookie.get(self.cookie_name)
-        return morsel is not None and hmac.compare_digest(morsel.value, self._token)
+        value = cookie_value(request.headers.get("cookie", ""), self.cookie_name)
+        return value is not None and hmac.compare_digest(value, self._token)
 
     def _login(self, token: str) -> Response:
         if not hmac.compare_digest(token, self._token):
@@ -284,3 +279,17 @@ def _wire_bytes(response: Response) -> bytes:
     """Headers and body as one byte string, for the guard."""
     head = "\n".join(f"{k}: {v}" for k, v in response.all_headers())
     return head.encode() + b"\n" + response.body
+
+
+def cookie_value(header: str, name: str) -> str | None:
+    """The value of cookie ``name`` in a Cookie header, or ``None``.
+
+    Each ``name=value`` pair is read on its own: cookies on 127.0.0.1 are shared by every
+    port, so another local app's cookie, however malformed, must not hide the picker's (the
+    standard library's SimpleCookie drops every cookie after one it cannot parse).
+    """
+    for pair in header.split(";"):
+        key, sep, value = pair.strip().partition("=")
+        if sep and key == name:
+            return value.strip()
+    return None

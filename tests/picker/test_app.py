@@ -93,6 +93,17 @@ def test_without_the_session_cookie_nothing_is_served(app, target: str) -> None:
     assert call(app, target, cookie=f"mediashortcodes_picker_{PORT}=other").status == 403
 
 
+@pytest.mark.parametrize(
+    "others",
+    ['theme="dark; x', "broken\\=\x7f; a b=c", 'json={"a": [1, 2]}', "=novalue; flag"],
+)
+def test_another_local_apps_malformed_cookie_does_not_lock_the_picker_out(app, others) -> None:
+    # Cookies for 127.0.0.1 are shared across ports: other apps' cookies arrive too.
+    for cookie in (f"{others}; {COOKIE}", f"{COOKIE}; {others}"):
+        assert call(app, "/api/folders", cookie=cookie).status == 200, cookie
+    assert call(app, "/api/folders", cookie=others).status == 403
+
+
 def test_a_foreign_host_header_is_refused_against_dns_rebinding(app) -> None:
     assert call(app, "/api/folders", host="evil.example:8765").status == 421
     assert call(app, "/api/folders", host=f"localhost:{PORT}").status == 200
