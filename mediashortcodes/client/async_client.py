@@ -20,6 +20,7 @@ from .base import (
     declared_length,
     download_status_error,
     log,
+    proxy_settings_checked,
     redirect_target,
     too_large,
 )
@@ -40,9 +41,15 @@ from .endpoints import (
     usage_call,
 )
 from .tokens import AsyncTokenManager
-from .transport import lane_transport
+from .transport import lane_client_options
 
 __all__ = ["AsyncClient", "client_from_config"]
+
+
+def _transport_options(
+    given: httpx.AsyncBaseTransport | None, limits: httpx.Limits
+) -> dict[str, Any]:
+    return {"transport": given} if given is not None else lane_client_options(limits)
 
 
 class AsyncClient(ClientBase):
@@ -79,14 +86,16 @@ class AsyncClient(ClientBase):
         self._sleep = sleep or asyncio.sleep
         self._tokens = AsyncTokenManager(self._fetch_token, self._clock, token_margin)
         # Two pools (the token never goes to the download host), each in lanes of httpx's
-        # transports (transport.py says why); a given transport is used as is.
-        self._http = httpx.AsyncClient(
-            transport=transport or lane_transport(self._limits), **self._pool_options
-        )
-        self._downloads = httpx.AsyncClient(
-            transport=download_transport or transport or lane_transport(self._limits),
-            **self._pool_options,
-        )
+        # transports behind the environment's proxies (transport.py says why); a given
+        # transport is used as is.
+        with proxy_settings_checked():
+            self._http = httpx.AsyncClient(
+                **_transport_options(transport, self._limits), **self._pool_options
+            )
+            self._downloads = httpx.AsyncClient(
+                **_transport_options(download_transport or transport, self._limits),
+                **self._pool_options,
+            )
 
     async def __aenter__(self) -> AsyncClient:
         return self

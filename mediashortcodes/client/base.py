@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import logging
 import socket
+import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
@@ -97,6 +99,34 @@ def unknown_host(exc: BaseException) -> bool:
     return False
 
 
+def untrusted_certificate(exc: BaseException) -> bool:
+    """Whether the server's certificate failed verification: the same on every try."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return "CERTIFICATE_VERIFY_FAILED" in str(exc)
+
+
+@contextmanager
+def proxy_settings_checked() -> Iterator[None]:
+    """httpx refuses a proxy URL it cannot use when the client is made: say which setting."""
+    try:
+        yield
+    except (ValueError, ImportError) as exc:
+        socks = "socks" in str(exc).lower()
+        raise ConfigError(
+            "the proxy settings of the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) "
+            + (
+                "name a SOCKS proxy: install httpx's SOCKS support (pip install 'httpx[socks]')"
+                if socks
+                else "cannot be used (a proxy URL starts with http://, https:// or socks5://); "
+                "fix them, or unset them"
+            )
+        ) from None
+
+
 class CutOff(Exception):
     """A download body ended before its declared length."""
 
@@ -153,7 +183,8 @@ class Attempts:
         return None
 
     def after_error(self, exc: Exception, *, cut_off: bool = False) -> float:
-        if unknown_host(exc):  # asking DNS again in a second gives the same answer
+        # Asking DNS again in a second gives the same answer; a certificate too.
+        if unknown_host(exc) or untrusted_certificate(exc):
             raise self._exhausted_error(exc, cut_off) from None
         wait = self._next(None)
         if wait is None:
@@ -198,6 +229,13 @@ class Attempts:
             return InvalidResponseError(
                 f"{self._what} was cut off before its declared length ({self._summary()}); "
                 "run again, and tell the service operator if it persists"
+            )
+        if untrusted_certificate(exc):
+            return ServiceUnreachableError(
+                f"could not reach the service for {self._what}: its TLS certificate is not "
+                f"trusted ({self._describe(exc)}); behind a proxy or network that inspects "
+                "TLS, set SSL_CERT_FILE to a CA bundle (PEM) that holds its certificate "
+                "authority (docs/configuration.md, Proxies and certificates)"
             )
         if unknown_host(exc):
             return ServiceUnreachableError(

@@ -20,6 +20,7 @@ from .base import (
     declared_length,
     download_status_error,
     log,
+    proxy_settings_checked,
     redirect_target,
     too_large,
 )
@@ -40,6 +41,7 @@ from .endpoints import (
     usage_call,
 )
 from .tokens import TokenManager
+from .transport import tls_context
 
 __all__ = ["Client", "sync_client_from_config"]
 
@@ -77,10 +79,17 @@ class Client(ClientBase):
         )
         self._sleep = sleep or time.sleep
         self._tokens = TokenManager(self._fetch_token, self._clock, token_margin)
-        self._http = httpx.Client(transport=transport, **self._pool_options)
-        self._downloads = httpx.Client(
-            transport=download_transport or transport, **self._pool_options
-        )
+        # httpx's own transports, which honour the environment's proxies; the TLS context
+        # (and so the CA bundle) is the async client's.
+        with proxy_settings_checked():
+            self._http = httpx.Client(
+                transport=transport, verify=tls_context(), **self._pool_options
+            )
+            self._downloads = httpx.Client(
+                transport=download_transport or transport,
+                verify=tls_context(),
+                **self._pool_options,
+            )
 
     def __enter__(self) -> Client:
         return self

@@ -17,12 +17,21 @@ connection pool cost more CPU than the requests themselves:
 httpx offers no parameter for httpcore's network backend, so the backend is wrapped on the
 pool httpx made; if a later httpx or httpcore moves it, the lane is used as it comes (slower,
 never wrong).
+
+httpx reads the environment's proxies only for a client made without a transport, so
+:func:`lane_client_options` reads them the same way and mounts lanes that go through each
+proxy: the async client honours ``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY`` and
+``NO_PROXY`` (and, on Windows and macOS, the system's proxy settings) exactly as the sync
+client does. A custom CA bundle (``SSL_CERT_FILE``, ``SSL_CERT_DIR``) is read by
+:func:`tls_context`, which both clients use.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.util
+import os
 import select
 import socket
 import ssl
@@ -36,32 +45,80 @@ import httpx
 __all__ = [
     "LaneTransport",
     "async_transport",
+    "environment_proxies",
     "is_socket_readable",
+    "lane_client_options",
     "lane_transport",
     "tls_context",
 ]
 
 
-def lane_transport(limits: httpx.Limits) -> LaneTransport:
+def lane_client_options(limits: httpx.Limits) -> dict[str, Any]:
+    """``transport`` and ``mounts`` for an ``httpx.AsyncClient``: lanes, behind the proxies
+    the environment names (``NO_PROXY``'s hosts map to ``None``: the lanes without a proxy).
+
+    Without httpx's reading of the environment (a later httpx may move it) no option is
+    given: httpx's own transports then honour the proxies, slower but never around them.
+    """
+    proxies = environment_proxies()
+    if proxies is None:
+        return {}
+    for proxy in proxies.values():
+        if proxy is not None:
+            check_proxy(proxy)  # now, as httpx does, rather than in the first request
+    mounts: dict[str, httpx.AsyncBaseTransport | None] = {
+        pattern: None if proxy is None else lane_transport(limits, proxy)
+        for pattern, proxy in proxies.items()
+    }
+    return {"transport": lane_transport(limits), "mounts": mounts}
+
+
+def environment_proxies() -> dict[str, str | None] | None:
+    """URL pattern -> proxy URL (``None``: no proxy), as httpx reads them for a client made
+    without a transport (``urllib.request.getproxies``, then ``NO_PROXY`` as curl reads it);
+    ``None`` when this httpx has no such function."""
+    try:
+        from httpx._utils import get_environment_proxies
+    except ImportError:  # pragma: no cover - a later httpx
+        return None
+    proxies: dict[str, str | None] = get_environment_proxies()
+    return proxies
+
+
+def check_proxy(url: str) -> None:
+    """Raise what httpx raises making a transport for the proxy ``url``: ValueError for a
+    scheme it cannot use, ImportError for a SOCKS proxy without httpx's SOCKS support."""
+    proxy = httpx.Proxy(url)
+    if proxy.url.scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
+        raise ImportError("a SOCKS proxy needs the socksio package: pip install 'httpx[socks]'")
+
+
+def lane_transport(limits: httpx.Limits, proxy: str | None = None) -> LaneTransport:
     """The client's transport: up to ``limits.max_connections`` requests at a time, each in a
-    lane of its own (made when first needed, with the given limits and the TLS context)."""
+    lane of its own (made when first needed, with the given limits, the TLS context and the
+    ``proxy``, if any)."""
     return LaneTransport(
-        lambda: async_transport(limits, tls_context()), lanes=limits.max_connections
+        lambda: async_transport(limits, tls_context(), proxy), lanes=limits.max_connections
     )
 
 
-@functools.cache
 def tls_context() -> ssl.SSLContext:
-    """httpx's default TLS context, made once per process: loading the certificate store
-    takes about 20 ms, and a client has two pools (contexts are safe to share)."""
-    return httpx.create_ssl_context()
+    """httpx's default TLS context (certifi's store, or the bundle that ``SSL_CERT_FILE`` or
+    ``SSL_CERT_DIR`` names), made once per bundle: loading a store takes about 20 ms, and a
+    client has two pools (contexts are safe to share)."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.cache
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()  # reads the same two variables
 
 
 def async_transport(
-    limits: httpx.Limits, context: ssl.SSLContext | None = None
+    limits: httpx.Limits, context: ssl.SSLContext | None = None, proxy: str | None = None
 ) -> httpx.AsyncHTTPTransport:
     """``httpx.AsyncHTTPTransport(limits=limits)``, its pool's sockets looked up once each."""
-    transport = httpx.AsyncHTTPTransport(limits=limits, verify=context or True)
+    transport = httpx.AsyncHTTPTransport(limits=limits, verify=context or True, proxy=proxy)
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if isinstance(backend, httpcore.AsyncNetworkBackend):
