@@ -19,12 +19,8 @@ from pathlib import Path
 
 from ..config import Config
 from ..errors import ConfigError, MediaShortcodesError
+from ..fileio import claim, claimed_by_a_running_process, exclusive, folder_lock_path
 from ..usage.manifest import MANIFEST_NAME
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: builds into one output do not take turns
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "check_output_dir",
@@ -93,24 +89,16 @@ def refuse_escapes(outputs: Iterable[str]) -> None:
         )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # someone else's process, or no way to tell: leave its files alone
-    return True
-
-
 def remove_leftovers(output: Path) -> list[Path]:
-    """Remove the staging and old directories of builds that were killed (whose process
-    is gone) from beside ``output``; a running build's are left alone."""
+    """Remove the staging and old directories of builds that were killed (whose process no
+    longer holds its claim, see fileio.py) from beside ``output``; a running build's are left
+    alone. This process claims the names it is about to write there."""
+    claim(output)
     pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:staging|old)-(\d+)")
     removed = []
     for path in output.parent.glob(f".{output.name}.*-*") if output.parent.is_dir() else ():
         found = pattern.fullmatch(path.name)
-        if found and path.is_dir() and not _alive(int(found[1])):
+        if found and path.is_dir() and not claimed_by_a_running_process(output, int(found[1])):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
@@ -118,15 +106,11 @@ def remove_leftovers(output: Path) -> list[Path]:
 
 @contextmanager
 def taking_turns(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` (the directory itself: no lock file is left
-    behind) for as long as the block runs; other processes' blocks wait their turn."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor is closed
+    """Hold an exclusive lock on ``folder`` (a lock file in the temporary folder: none is
+    left in the site) for as long as the block runs; other processes' blocks wait their
+    turn."""
+    with exclusive(folder_lock_path(folder)):
         yield
-    finally:
-        os.close(fd)
 
 
 def swap_into_place(staging: Path, output: Path) -> None:

@@ -15,13 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..fileio import write_atomic
+from ..fileio import file_lock, write_atomic
 from .manifest import Manifest, PageUsage
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: only reports within one process serialize
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["UsageState"]
 
@@ -74,19 +69,18 @@ class UsageState:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(self.lock_path, "a+b")  # noqa: SIM115 - closed below, after unlocking
-        except OSError as exc:
-            raise ConfigError(
-                f"{self.lock_path}: cannot lock the usage state: {exc.strerror} (it must be a "
-                "file in a folder you can write; move what is in the way, or pass --state)"
-            ) from None
-        with self._thread_lock, handle:
-            if fcntl is not None:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        with self._thread_lock:
+            lock = file_lock(self.lock_path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                lock.acquire()
+            except OSError as exc:
+                raise ConfigError(
+                    f"{self.lock_path}: cannot lock the usage state: {exc.strerror} (it must "
+                    "be a file in a folder you can write; move what is in the way, or pass "
+                    "--state)"
+                ) from None
             try:
                 yield
             finally:
-                if fcntl is not None:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                lock.release()
