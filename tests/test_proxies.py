@@ -126,19 +126,20 @@ def test_a_proxy_setting_httpx_cannot_use_is_a_usage_error(
 TLS = Path(__file__).parent / "fixtures" / "tls"
 
 
+ANSWERS = {
+    "/1/oauth2/token": {"access_token": "t", "token_type": "Bearer", "expires_in": 7200},
+    "/1/format": [{"id": 7, "name": "Thumb"}],
+}
+
+
 class TinyService(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    answers = {
-        "/1/oauth2/token": {"access_token": "t", "token_type": "Bearer", "expires_in": 7200},
-        "/1/format": [{"id": 7, "name": "Thumb"}],
-        "/1/foldertree": [],
-    }
 
     def log_message(self, format: str, *args: object) -> None:
         pass
 
     def do_GET(self) -> None:
-        body = json.dumps(self.answers.get(self.path.split("?")[0], [])).encode()
+        body = json.dumps(ANSWERS.get(self.path.split("?")[0], [])).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -185,7 +186,7 @@ async def test_a_ca_bundle_named_by_ssl_cert_file_is_trusted_by_both_clients(
     https_site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    with pytest.raises(ServiceUnreachableError, match="not trusted .* set SSL_CERT_FILE"):
+    with pytest.raises(ServiceUnreachableError, match=r"not trusted .* set SSL_CERT_FILE"):
         await formats_both_ways(https_site)
     monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "ca.pem"))
     assert await formats_both_ways(https_site) == [["Thumb"], ["Thumb"]]

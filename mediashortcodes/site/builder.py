@@ -250,6 +250,14 @@ class SiteBuilder:
             raise pages_mod.PageErrors(
                 clashes, f"{len(clashes)} URL(s) given by more than one page; nothing was written"
             )
+        clashes = pages_mod.case_clashes(sources)
+        if clashes:
+            raise pages_mod.PageErrors(
+                clashes,
+                f"{len(clashes)} URL(s) that Windows and macOS would write into one folder; "
+                "nothing was written",
+            )
+        self._warnings += [p.as_warning() for p in pages_mod.unportable_names(sources)]
         rendered = self._render_pages(sources)
         found = self.deferred.found_problems()
         result = BuildResult(pages=len(rendered))

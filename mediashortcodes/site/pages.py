@@ -226,6 +226,57 @@ def url_clashes(pages: list[PageSource]) -> list[Problem]:
     ]
 
 
+# Names Windows keeps for devices, with or without an extension ("aux.md" -> the folder aux).
+_RESERVED = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lpt") for n in "0123456789"}
+_NOT_IN_NAMES = re.compile(r'[<>:"|?*\\\x00-\x1f]')
+
+
+def unportable_name(name: str) -> str | None:
+    """Why Windows cannot have a file or folder called ``name`` (None: it can)."""
+    if name.split(".", 1)[0].rstrip(" ").lower() in _RESERVED:
+        return "is a device name Windows reserves"
+    if name.endswith((".", " ")):
+        return "ends with a dot or a space, which Windows drops"
+    if _NOT_IN_NAMES.search(name):
+        return 'holds a character Windows forbids in names (< > : " | ? * \\ or a control)'
+    return None
+
+
+def unportable_names(pages: list[PageSource]) -> list[Problem]:
+    """One warning per page whose output folder Windows cannot create: the site builds here,
+    but not from a checkout on Windows (where the source cannot exist either)."""
+    problems = []
+    for page in pages:
+        for part in page.url_path.strip("/").split("/"):
+            why = unportable_name(part) if part else None
+            if why:
+                message = f"its output folder {part!r} {why}; rename it to build on Windows too"
+                problems.append(Problem(page.display_path, 0, 0, message))
+                break
+    return problems
+
+
+def case_clashes(pages: list[PageSource]) -> list[Problem]:
+    """One problem per set of URLs that differ only in letter case (``Blog.md`` beside
+    ``blog/index.md``): on Windows and macOS they are one folder, and one page would
+    silently replace the other."""
+    by_folded: dict[str, list[PageSource]] = {}
+    for page in pages:
+        by_folded.setdefault(page.url_path.casefold(), []).append(page)
+    return [
+        Problem(
+            first.display_path,
+            0,
+            0,
+            f"its URL {first.url_path} differs only in letter case from that of "
+            f"{' and '.join(p.display_path for p in others)}: on Windows and macOS they are "
+            "one folder, and one page would replace the other; rename all but one of them",
+        )
+        for first, *others in by_folded.values()
+        if others
+    ]
+
+
 def discover(
     content_dir: Path, problems: list[Problem] | None = None, warnings: list[str] | None = None
 ) -> list[PageSource]:
