@@ -272,3 +272,47 @@ def test_the_public_names_are_exported():
         "verify",
     ]
     assert all(hasattr(imageinfo, name) for name in imageinfo.__all__)
+
+
+# -- EXIF orientation: the size browsers show ---------------------------------------------
+
+
+def _camera_original(orientation: int | None, size: tuple[int, int] = (40, 20)) -> bytes:
+    """A JPEG as a camera writes it: the stored frame, and an EXIF orientation tag."""
+    exif = Image.Exif()
+    if orientation is not None:
+        exif[0x0112] = orientation
+    exif[0x010F] = "Camera maker"  # another tag before it, as cameras write
+    return _encode(_noise("RGB", size), "JPEG", exif=exif.tobytes())
+
+
+@pytest.mark.parametrize("orientation", [None, 1, 2, 3, 4, 5, 6, 7, 8])
+def test_the_size_is_the_one_browsers_show_after_exif_orientation(orientation) -> None:
+    from PIL import ImageOps
+
+    data = _camera_original(orientation)
+    with Image.open(io.BytesIO(data)) as image:
+        upright = ImageOps.exif_transpose(image).size  # what a browser draws
+    info = probe(data)
+    assert (info.width, info.height) == upright
+    assert upright == ((20, 40) if orientation in (5, 6, 7, 8) else (40, 20))
+
+
+def test_a_big_endian_exif_block_is_read_too() -> None:
+    plain = _encode(_noise("RGB", (40, 20)), "JPEG")
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + b"\x00\x01" + b"\x01\x12\x00\x03\x00\x00\x00\x01"
+    tiff += b"\x00\x06\x00\x00" + b"\x00\x00\x00\x00"  # orientation 6, no next directory
+    segment = b"Exif\x00\x00" + tiff
+    data = plain[:2] + b"\xff\xe1" + (len(segment) + 2).to_bytes(2, "big") + segment + plain[2:]
+    assert (probe(data).width, probe(data).height) == (20, 40)
+
+
+@pytest.mark.parametrize(
+    "exif",
+    [b"Exif\x00\x00", b"Exif\x00\x00XX\x00\x2a", b"Exif\x00\x00II\x2a\x00\xff\xff\xff\x7f"],
+    ids=["empty", "unknown-byte-order", "directory-out-of-range"],
+)
+def test_an_unreadable_exif_block_leaves_the_stored_size(exif: bytes) -> None:
+    plain = _encode(_noise("RGB", (40, 20)), "JPEG")
+    data = plain[:2] + b"\xff\xe1" + (len(exif) + 2).to_bytes(2, "big") + exif + plain[2:]
+    assert (probe(data).width, probe(data).height) == (40, 20)

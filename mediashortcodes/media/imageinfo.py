@@ -70,7 +70,52 @@ def probe(data: bytes) -> ImageInfo:
         raise ImageError(f"not a JPEG, PNG, GIF or WebP image ({_describe_start(data)})")
     if width <= 0 or height <= 0:
         raise ImageError(f"corrupt {kind.upper()}: its size is {width}x{height} pixels")
+    if kind == "jpeg" and _exif_orientation(data) in _QUARTER_TURNS:
+        width, height = height, width  # as browsers show it, upright
     return ImageInfo(kind, width, height, MIME_TYPES[kind])
+
+
+# EXIF orientations 5 to 8 turn the stored pixels a quarter (transposed, rotated 90 or 270
+# degrees, or transversed): a camera held upright stores a landscape frame and says so.
+_QUARTER_TURNS = frozenset({5, 6, 7, 8})
+_ORIENTATION_TAG = 0x0112
+
+
+def _exif_orientation(data: bytes) -> int:
+    """The EXIF orientation (1-8) of a whole JPEG, 1 when it has none or it is unreadable
+    (browsers then show the pixels as stored). Only the segments before the image data are
+    read; the structure was verified by ``_jpeg`` already."""
+    pos = 2
+    while pos + 4 <= len(data) and data[pos] == 0xFF:
+        marker = data[pos + 1]
+        if marker == 0xDA or marker in _JPEG_SOF:  # the orientation comes before both
+            return 1
+        if marker in _JPEG_STANDALONE or marker == 0xFF:
+            pos += 1 if marker == 0xFF else 2
+            continue
+        (length,) = struct.unpack_from(">H", data, pos + 2)
+        segment = data[pos + 4 : pos + 2 + length]
+        if marker == 0xE1 and segment[:6] == b"Exif\0\0":
+            return _tiff_orientation(segment[6:])
+        pos += 2 + length
+    return 1
+
+
+def _tiff_orientation(tiff: bytes) -> int:
+    """The orientation tag of a TIFF header's first directory (IFD0), else 1."""
+    order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
+    if order is None or len(tiff) < 8:
+        return 1
+    magic, first = struct.unpack_from(order + "HI", tiff, 2)
+    if magic != 42 or first + 2 > len(tiff):
+        return 1
+    (count,) = struct.unpack_from(order + "H", tiff, first)
+    for entry in range(first + 2, min(first + 2 + 12 * count, len(tiff) - 11), 12):
+        tag, kind, number = struct.unpack_from(order + "HHI", tiff, entry)
+        if tag == _ORIENTATION_TAG and kind == 3 and number >= 1:  # one SHORT, in place
+            (value,) = struct.unpack_from(order + "H", tiff, entry + 8)
+            return value if 1 <= value <= 8 else 1
+    return 1
 
 
 def kind_for_filetype(filetype: str) -> str | None:
