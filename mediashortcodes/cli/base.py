@@ -21,6 +21,7 @@ from ..errors import (
     exit_code_for,
     message_for,
 )
+from .output import OutputGroup, add_output_options, error_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +37,7 @@ class CommandError(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        click.echo(error_line(self.format_message()), err=True)
 
 
 def handle_errors(func: F) -> F:
@@ -75,7 +76,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
+@click.group(
+    cls=OutputGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG
+)
 @click.option(
     "--version",
     is_flag=True,
@@ -86,6 +89,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 )
 def cli() -> None:
     """Use images and videos from the Media Asset Service in static and Jinja sites."""
+
+
+add_output_options(cli)  # -v/--verbose and -q/--quiet, the group's (and so its commands')
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -15,6 +15,7 @@ from .. import config as config_mod
 from ..config import Config
 from ..errors import ConfigError
 from .base import cli, handle_errors
+from .output import progress_bar, quiet, say, warn
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
@@ -38,24 +39,13 @@ def load_site(site: str) -> config_mod.Config:
 
 def _echo_outcome(result: BuildResult) -> None:
     for warning in result.warnings:
-        click.echo(warning, err=True)
+        warn(warning)
     for problem in result.problems:  # only with --keep-going: listed, not fatal
         click.echo(f"{problem} (placeholder rendered)", err=True)
 
 
-def _run(builder: SiteBuilder) -> BuildResult:
-    from ..site.builder import is_interactive
-
-    if not is_interactive():
-        return builder.build()
-    with click.progressbar(
-        length=1, label="resolving media", file=click.get_text_stream("stderr"), show_pos=True
-    ) as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.length = max(total, 1)
-            bar.update(done - bar.pos)
-
+def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
+    with progress_bar(label) as progress:
         builder.progress = progress
         return builder.build()
 
@@ -112,7 +102,7 @@ def build(
     )
     result = _run(SiteBuilder(config, options))
     _echo_outcome(result)
-    click.echo(f"built {result.summary()}", err=True)
+    say(f"built {result.summary()}")
     if report:
         from .report import run_report
 
@@ -129,11 +119,12 @@ def check(site: str, offline: bool) -> None:
 
     config = load_site(site)
     options = BuildOptions(check_only=True, syntax_only=offline)
-    result = SiteBuilder(config, options).build()
+    result = _run(SiteBuilder(config, options), "checking media")
     for warning in result.warnings:
-        click.echo(warning, err=True)
+        warn(warning)
     what = "syntax" if offline else "shortcodes"
-    click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, no problems")
+    if not quiet():
+        click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, no problems")
 
 
 @cli.group()

@@ -12,6 +12,7 @@ from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
 from .base import cli, handle_errors
+from .output import progress_bar, quiet, warn
 
 if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
     from ..usage.manifest import Manifest
@@ -26,11 +27,12 @@ def print_report(result: ReportResult) -> int:
     from ..usage.reporting import USAGES_PATH
 
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        warn(warning)
     if result.dry_run:
         for request in result.requests:
             click.echo(f"POST {USAGES_PATH} {json.dumps(request.body, ensure_ascii=False)}")
-    click.echo(result.summary())
+    if not quiet():
+        click.echo(result.summary())
     if result.failed:
         click.echo("failed pages (run the report again to send them):", err=True)
         for failure in result.failed:
@@ -54,17 +56,19 @@ def run_report(
     from ..usage.reporting import report_site, usage_warnings
 
     for warning in usage_warnings(config):
-        click.echo(f"warning: {warning}", err=True)
-    result = report_site(
-        config,
-        manifest=manifest,
-        output=output,
-        state_path=state_path,
-        previous=previous,
-        dry_run=dry_run,
-        send_all=send_all,
-        jobs=jobs,
-    )
+        warn(warning)
+    with progress_bar("reporting pages") as progress:
+        result = report_site(
+            config,
+            manifest=manifest,
+            output=output,
+            state_path=state_path,
+            previous=previous,
+            dry_run=dry_run,
+            send_all=send_all,
+            jobs=jobs,
+            progress=progress,
+        )
     code = print_report(result)
     if code:
         raise click.exceptions.Exit(code)

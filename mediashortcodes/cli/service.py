@@ -7,6 +7,7 @@ exit 2 on a config problem and 3 when the service cannot be reached or refuses u
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from .. import config as config_module
 from ..config import Config
@@ -112,6 +114,22 @@ def formats(site: Path, as_json: bool) -> None:
     click.echo(to_json(found) if as_json else formats_text(found))
 
 
+def complete_format(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Shell completion of FORMAT: ``original`` and the format names the site's cache holds
+    (a build or check lists them); completion asks the service nothing."""
+    names = ["original"]
+    with contextlib.suppress(Exception):  # no site, no cache: original alone
+        from ..media.cache import cache_for
+
+        config = config_module.load(ctx.params.get("site") or ".")
+        cached = cache_for(config, read_only=True).get_formats()
+        names += [f.name for f in cached.value] if cached is not None else []
+    prefix = incomplete.lower()
+    return [CompletionItem(name) for name in names if name.lower().startswith(prefix)]
+
+
 def crop_from_options(options: dict[str, Any], stretch: bool) -> Crop | None:
     """A Crop when any crop option is given; every required one must be then."""
     given = {k: v for k, v in options.items() if v is not None}
@@ -156,7 +174,7 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 @cli.command(short_help="Save one file: the original, a FORMAT or a custom crop.")
 @click.argument("file_id", type=int)
-@click.argument("format_spec", metavar="[FORMAT]", required=False)
+@click.argument("format_spec", metavar="[FORMAT]", required=False, shell_complete=complete_format)
 @click.option("--w", type=int, help="Width of the output (custom crop).")
 @click.option("--h", type=int, help="Height of the output (custom crop).")
 @click.option("--sw", type=int, help="Width of the surface the crop is scaled against.")

@@ -9,6 +9,7 @@ file name, the id, the variant and a content hash, so a name changes when the by
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import unicodedata
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
 
 Connect = Callable[[], Awaitable["AsyncClient"]]
+log = logging.getLogger("mediashortcodes")
 
 EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp"}
 
@@ -83,6 +85,9 @@ class Assets:
                 f"file {file.id} ({variant_label(format_id, crop)}) is not in the cache; "
                 "build once without --offline"
             )
+        log.info(
+            "file %d (%s) is not in the cache: downloading it", file.id, _label(format_id, crop)
+        )
         data, info = await self._fetch(file, format_id, crop)
         probe = imageinfo.probe(data)
         if not imageinfo.matches(probe, info.filetype or probe.kind):

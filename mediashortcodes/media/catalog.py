@@ -63,6 +63,11 @@ class Catalog:
                     fallback[file_id] = cached.value
         if not need or self.offline:
             return found
+        log.info(
+            "metadata of %d file(s) %s: asking the service",
+            len(need),
+            "to refresh (--refresh)" if self.refresh else "not cached or older than metadata_ttl",
+        )
         try:
             found.update(await self._look_up(need))
         except OUTAGES as exc:
@@ -137,6 +142,7 @@ class Catalog:
             return cached.value
         if self.offline:
             return []
+        log.info("the format list is not cached or older than metadata_ttl: asking the service")
         try:
             client = await self.connect()
             formats = await client.formats()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import os
 import shutil
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -477,7 +476,3 @@ def media_url_prefix(base_url: str, media_dir: str) -> str:
 
 def build_site(config: Config, options: BuildOptions | None = None, **kwargs: Any) -> BuildResult:
     return SiteBuilder(config, options, **kwargs).build()
-
-
-def is_interactive() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("CI")

@@ -198,11 +198,13 @@ async def report_usage(
     send_all: bool = False,
     jobs: int = 8,
     today: dt.date | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
     """Report what changed since the last accepted report; see docs/usage-reporting.md.
 
     ``previous`` (a published manifest, or the file or http(s) URL of one) replaces the
     state as the base of the diff; the state is still updated after each accepted page.
+    ``progress(done, total)`` is called after each page sent.
     ``client`` may be None for a dry run, which sends nothing and touches no state, and
     when there is nothing to send.
     """
@@ -253,7 +255,16 @@ async def report_usage(
     if client is None:
         return ReportResult(**done)
     run = _Run(client, writer, {**base.pages, **sending}, as_bool)
-    await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
+    finished = 0
+
+    async def page(change: PageChange, usages: list[Usage]) -> None:
+        nonlocal finished
+        await run.page(change, usages)
+        finished += 1
+        if progress is not None:
+            progress(finished, len(plan))
+
+    await _gather_bounded([lambda item=item: page(*item) for item in plan], jobs)
     if run.fatal is not None:
         raise run.fatal
     return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), **done)
@@ -383,6 +394,7 @@ def report_site(
     send_all: bool = False,
     jobs: int = 8,
     today: dt.date | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
     """Synchronous entry point for the CLI and ``build --report``.
 
@@ -412,7 +424,9 @@ def report_site(
 
     async def run(service_config: Config, credentials: Any) -> ReportResult:
         async with client_from_config(service_config, credentials) as client:
-            return await report_usage(service_config, manifest, client=client, **options)
+            return await report_usage(
+                service_config, manifest, client=client, progress=progress, **options
+            )
 
     with open_service(config) as (service_config, credentials):
         return asyncio.run(run(service_config, credentials))

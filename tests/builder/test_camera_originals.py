@@ -33,7 +33,7 @@ def test_a_rotated_camera_original_gets_the_size_browsers_show(tmp_path: Path) -
     library = Library.demo()
     photo = library.add_image(1, "Portrait", data=sideways_photo(), filename="portrait.jpg")
     with Sandbox(library=library) as sandbox:
-        page = f"<% media_image {photo.id} original alt=\"A portrait\" %>\n"
+        page = f'<% media_image {photo.id} original alt="A portrait" %>\n'
         files = {"templates/page.html": "{{ page.content }}", "content/index.md": page}
         site = small_site(tmp_path / "site", sandbox, files, player=False)
         result = CliRunner().invoke(cli, ["build", str(site)], catch_exceptions=False)
