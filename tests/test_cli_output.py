@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from conftest import CREDENTIALS, FakeService
 
 from mediashortcodes.cli import cli
-from mediashortcodes.cli import service as cli_service
+from mediashortcodes.client import sync_client
 from mediashortcodes.client.sync_client import sync_client_from_config
 
 SECRETS = (CREDENTIALS.client_secret, CREDENTIALS.refresh_token, "access-token-1-T0K")
@@ -58,7 +58,8 @@ def service_site(tmp_path: Path, fake: FakeService, monkeypatch: pytest.MonkeyPa
         client._sleep = lambda seconds: None  # the retry's wait, not waited here
         return client
 
-    monkeypatch.setattr(cli_service, "sync_client_from_config", connect)
+    # The commands import the client when they connect (the command line starts without it).
+    monkeypatch.setattr(sync_client, "sync_client_from_config", connect)
     fake.inject("/1/foldertree", httpx.Response(503))
     return tmp_path
 
