@@ -30,7 +30,7 @@ from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
-from ..media.cache import cache_for
+from ..media.cache import MediaCache, cache_for
 from ..media.render import Renderer, ResolvedImage
 from ..media.resolver import (
     Failure,
