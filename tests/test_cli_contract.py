@@ -29,6 +29,7 @@ CONTRACT: dict[str, tuple[list[str], list[str]]] = {
     "sandbox": ([], ["--port"]),
     "pick": (["SITE"], []),
     "init": (["DIR"], []),
+    "serve": (["SITE"], ["--port", "--open"]),
 }
 
 
@@ -50,7 +51,9 @@ def test_every_command_has_its_arguments_and_options(path: str) -> None:
     assert set(options) <= spelled
 
 
-@pytest.mark.parametrize("path", ["build", "report", "check", "cache info", "cache clear", "pick"])
+@pytest.mark.parametrize(
+    "path", ["build", "report", "check", "cache info", "cache clear", "pick", "serve"]
+)
 def test_site_is_optional_and_defaults_to_the_current_directory(path: str) -> None:
     site = next(p for p in command(path).params if p.name == "site")
     assert not site.required and str(site.default) == "."

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (they register on `cli`)
     pick,
     report,
     sandbox,
+    serve,
     service,
 )
 from .base import cli, run

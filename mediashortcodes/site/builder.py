@@ -27,6 +27,7 @@ from markupsafe import Markup
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
+from ..fileio import write_atomic
 from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
@@ -75,6 +76,7 @@ class BuildResult:
     manifest: Manifest | None = None
     problems: list[Problem] = field(default_factory=list)  # listed but not fatal (--keep-going)
     warnings: list[str] = field(default_factory=list)
+    sources: list[pages_mod.PageSource] = field(default_factory=list)  # every page, as listed
 
     def summary(self) -> str:
         where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
@@ -142,7 +144,13 @@ class SiteBuilder:
     # -- phase 1: render with markers ------------------------------------------------------
 
     @cyclic_gc_paused()
-    def _render_pages(self, sources: list[pages_mod.PageSource]) -> list[RenderedPage]:
+    def _render_pages(
+        self,
+        sources: list[pages_mod.PageSource],
+        listed: list[pages_mod.PageSource] | None = None,
+    ) -> list[RenderedPage]:
+        """Each of ``sources`` rendered with markers; ``site.pages`` lists ``listed`` (by
+        default ``sources``: the whole site)."""
         site = {
             "base_url": self.config.site.base_url,
             "pages": [
@@ -152,7 +160,7 @@ class SiteBuilder:
                     "date": s.front_matter.get("date"),
                     "front_matter": s.front_matter,
                 }
-                for s in sources
+                for s in (sources if listed is None else listed)
             ],
         }
         rendered: list[RenderedPage] = []
@@ -196,7 +204,7 @@ class SiteBuilder:
 
     # -- phase 2: resolve -----------------------------------------------------------------
 
-    async def _resolve(self) -> tuple[Resolution, int]:
+    async def _resolve(self, snapshot: bool = True) -> tuple[Resolution, int]:
         jobs = self.options.jobs or self.config.build.jobs
         total = len(self.deferred.shortcodes)
         done = 0
@@ -207,7 +215,8 @@ class SiteBuilder:
             if self.progress:
                 self.progress(done, total)
 
-        if not self.options.check_only:  # `check` uses no variant: it would shrink the snapshot
+        # `check` uses no variant, and an update some pages' only: either would shrink it.
+        if snapshot and not self.options.check_only:
             self.cache.open_snapshot(str(self.config.root), read=not self.options.refresh)
         async with lazy_client(self.config) as connect:
             resolver = Resolver(
@@ -258,16 +267,56 @@ class SiteBuilder:
             )
         self._warnings += [p.as_warning() for p in pages_mod.unportable_names(sources)]
         rendered = self._render_pages(sources)
-        found = self.deferred.found_problems()
-        result = BuildResult(pages=len(rendered))
+        result = BuildResult(pages=len(rendered), sources=sources)
         if self.options.syntax_only:
-            if found:
+            if found := self.deferred.found_problems():
                 raise ContentError(pages_named(found))
             result.warnings = self._warnings
             result.seconds = time.perf_counter() - started
             return result
+        resolution, html_by_index, element_ids = self._resolved(result)
+        result.manifest = self._manifest(rendered, resolution)
+        if not self.options.check_only:
+            self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
+            result.output = self.output
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def update_pages(
+        self, listing: list[pages_mod.PageSource], pages: list[pages_mod.PageSource]
+    ) -> BuildResult:
+        """Render ``pages`` again into the output that a build of this site wrote, in place.
+
+        For ``serve``, after edits that changed only the bodies of ``pages``: their front
+        matter is as that build saw it, so ``site.pages`` (``listing``: every page) is too
+        and no other page changes. Each page is written whole (a new file renamed over the
+        old one), the media it uses are published beside the others and the usage manifest
+        is updated: the output is what a whole build would write, but for media files that
+        no page uses any more. Problems raise as a build's do, and then nothing is written.
+        """
+        try:
+            started = time.perf_counter()
+            self._warnings = []
+            rendered = self._render_pages(pages, listed=listing)
+            result = BuildResult(pages=len(rendered), sources=listing)
+            resolution, html_by_index, element_ids = self._resolved(result, snapshot=False)
+            manifest = self._manifest(rendered, resolution)
+            self._write_in_place(rendered, resolution, html_by_index, element_ids, manifest)
+            result.output = self.output
+            result.seconds = time.perf_counter() - started
+            return result
+        finally:
+            gc.unfreeze()
+
+    def _resolved(
+        self, result: BuildResult, *, snapshot: bool = True
+    ) -> tuple[Resolution, list[str], dict[int, str]]:
+        """Every rendered place resolved, and its final HTML (see :meth:`_final_html`); the
+        counts, warnings and --keep-going's problems go into ``result``. Raises on the
+        problems that stop a build."""
+        found = self.deferred.found_problems()
         with shown_with_any_stop(found):
-            resolution, failed = self._resolve_all(result)
+            resolution, failed = self._resolve_all(result, snapshot=snapshot)
         problems = found + self.deferred.placed(failed)
 
         player_url, static_url = embed_urls(self.config)
@@ -286,15 +335,10 @@ class SiteBuilder:
         if problems and (found or not self.options.keep_going):
             raise ContentError(pages_named(problems))
         result.problems = sorted(set(pages_named(problems)))
-        result.manifest = self._manifest(rendered, resolution)
-        if not self.options.check_only:
-            self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
-            result.output = self.output
-        result.seconds = time.perf_counter() - started
-        return result
+        return resolution, html_by_index, element_ids
 
     def _resolve_all(
-        self, result: BuildResult, *, outages_fail: bool = True
+        self, result: BuildResult, *, outages_fail: bool = True, snapshot: bool = True
     ) -> tuple[Resolution, list[tuple[Shortcode, str]]]:
         """Every place resolved and counted in ``result``; the failed ones, with why.
 
@@ -312,7 +356,7 @@ class SiteBuilder:
         # run lists every problem of the site, the service's answers included.
         try:
             with rendered_pages_frozen():
-                resolution, result.requests = run_returning(self._resolve())
+                resolution, result.requests = run_returning(self._resolve(snapshot))
             self.cache.save_snapshot()
         finally:
             self._warnings += self.cache.warnings()
@@ -385,6 +429,14 @@ class SiteBuilder:
 
     # -- phase 4: write, all or nothing -----------------------------------------------------
 
+    def _outputs(
+        self, rendered: list[RenderedPage], images: Mapping[str, ImageOutcome]
+    ) -> list[str]:
+        """Every path these pages and images are written to, relative to the output."""
+        media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
+        outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
+        return outputs + [f"{media_dir}/{name}" for name in images]
+
     @cyclic_gc_paused()
     def _write(
         self,
@@ -399,9 +451,7 @@ class SiteBuilder:
         shown_static = pages_mod.display_path(static_dir)
         # Before anything is written: a path out of the output, or a clash with a static
         # file, leaves the output as it was.
-        media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
-        outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
-        outputs += [f"{media_dir}/{name}" for name in images]
+        outputs = self._outputs(rendered, images)
         refuse_escapes(outputs)
         if static_dir.is_dir():
             check_static(static_dir, outputs, shown_static)
@@ -429,6 +479,29 @@ class SiteBuilder:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+
+    @cyclic_gc_paused()
+    def _write_in_place(
+        self,
+        rendered: list[RenderedPage],
+        resolution: Resolution,
+        html_by_index: list[str],
+        element_ids: Mapping[int, str],
+        manifest: Manifest,
+    ) -> None:
+        """:meth:`update_pages`' writing: its pages and media into the output as it is."""
+        images = published_images(resolution)
+        refuse_escapes(self._outputs(rendered, images))
+        publish_media(self.cache, images, self.output / self.config.site.media_dir)
+        for page in rendered:
+            html = with_markers_replaced(
+                page.html, self.deferred.marker, html_by_index, element_ids
+            )
+            write_atomic(self.output / page.source.output_file, html.encode("utf-8"))
+        listed = Manifest.from_json((self.output / MANIFEST_NAME).read_bytes())
+        Manifest(listed.site, {**listed.pages, **manifest.pages}).write_atomic(
+            self.output / MANIFEST_NAME
+        )
 
 
 def used_file_ids(resolution: Resolution) -> list[int | None]:
