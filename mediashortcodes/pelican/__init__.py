@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..errors import ContentError, MediaShortcodesError
+from ..errors import ContentError, MediaShortcodesError, Problem
+from ..language import Shortcode
 from ..site.hosted import HostedBuild, Resolved, host_config
 from ..site.pages import display_path
 from ..usage.manifest import MANIFEST_NAME
@@ -36,15 +37,32 @@ SETTING = "MEDIASHORTCODES"
 
 
 class _State:
-    """One Pelican run: its settings, the build, the content objects read."""
+    """The plugin's settings, and the current run's build and content objects (``pelican
+    --autoreload`` runs again in the same process)."""
 
     def __init__(self) -> None:
+        self.config: Config | None = None
         self.build: HostedBuild | None = None
         self.resolved: Resolved | None = None
         self.extension: Any = None
         self.contents: list[tuple[Any, Any]] = []  # (content object, its page entry)
         self.entries: dict[str, Any] = {}  # source path -> page entry
         self.site_url = ""
+
+    def begin_run(self) -> None:
+        assert self.config is not None
+        self.build = HostedBuild(self.config)
+        self.resolved = None
+        self.contents, self.entries = [], {}
+
+    # The extension's renderer: the current run's markers.
+    def render(self, shortcode: Shortcode) -> str:
+        assert self.build is not None
+        return self.build.renderer.render(shortcode)
+
+    def problem(self, problem: Problem) -> str:
+        assert self.build is not None
+        return self.build.renderer.problem(problem)
 
 
 _state = _State()
@@ -54,6 +72,7 @@ def register() -> None:
     from pelican import signals
 
     signals.initialized.connect(initialized)
+    signals.get_generators.connect(get_generators)
     signals.readers_init.connect(readers_init)
     signals.content_object_init.connect(content_object_init)
     signals.all_generators_finalized.connect(all_generators_finalized)
@@ -95,13 +114,18 @@ def initialized(pelican: Any) -> None:
             "pages by their public address: set SITEURL, as publishconf.py usually does)"
         )
     _state.site_url = site_url
-    _state.build = HostedBuild(config)
-    _state.extension = MediaShortcodesExtension(renderer=_state.build.renderer)
+    _state.config = config
+    _state.extension = MediaShortcodesExtension(renderer=_state)
     markdown = settings.setdefault("MARKDOWN", {})
     markdown.setdefault("extensions", []).append(_state.extension)
     # Cached content would hold another run's markers.
     settings["CACHE_CONTENT"] = False
     settings["LOAD_CONTENT_CACHE"] = False
+
+
+def get_generators(pelican: Any) -> None:
+    """A run begins: a build of its own."""
+    _state.begin_run()
 
 
 def readers_init(readers: Any) -> None:

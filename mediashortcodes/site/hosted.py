@@ -20,10 +20,12 @@ only in who calls these steps and when.
 
 from __future__ import annotations
 
+import gc
 import html as htmllib
 import logging
 import posixpath
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -101,6 +103,14 @@ class HostedBuild:
         Raises :class:`ContentError` listing every problem of the site (a malformed
         shortcode, a file the service does not have...), an outage's error, or a setting's.
         """
+        try:
+            return self._resolve()
+        except BaseException:
+            self._builder.cache.close()
+            raise
+
+    def _resolve(self) -> Resolved:
+        started = time.perf_counter()
         found = self.renderer.found_problems()
         result = BuildResult(pages=len(self.pages))
         builder = self._builder
@@ -133,6 +143,7 @@ class HostedBuild:
             raise ContentError(listed)
         resolved.problems = listed
         resolved.warnings = list(builder._warnings)
+        result.seconds = time.perf_counter() - started
         return resolved
 
 
@@ -170,6 +181,7 @@ class Resolved:
                 self._renderer,
                 prefix,
             )
+            gc.unfreeze()  # what rendering froze: a preview's process lives on
             if not self._by_prefix:
                 self.render_failed = failed  # type: ignore[assignment]
             self._by_prefix[prefix] = (html, ids)
@@ -197,8 +209,12 @@ class Resolved:
     def publish(self, output: Path) -> int:
         """Put every image the pages show under ``output/<media_dir>/``; how many."""
         images = published_images(self._resolution)  # type: ignore[arg-type]
-        if images:
-            publish_media(self._builder.cache, images, output / self._build.config.site.media_dir)
+        try:
+            if images:
+                media = output / self._build.config.site.media_dir
+                publish_media(self._builder.cache, images, media)
+        finally:
+            self._builder.cache.close()  # the last use (a read-only cache's downloads go)
         return len(images)
 
     def manifest(
