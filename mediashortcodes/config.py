@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -67,7 +68,9 @@ class ServiceConfig:
 
 @dataclass(frozen=True)
 class SiteConfig:
-    base_url: str = "https://www.example.org"
+    # No default: usage is reported per page URL, and a made-up address would tell the
+    # service about pages of a site that is not ours (see require_site_base_url).
+    base_url: str = ""
     content: str = "content"
     templates: str = "templates"
     static: str = "static"
@@ -365,9 +368,7 @@ def require_embed_urls(config: Config, video_at: str) -> None:
 def _require_urls(config: Config, keys: tuple[tuple[str, str], ...], purpose: str) -> None:
     if config.service.sandbox:
         return
-    where = config.source
-    if where.endswith(".toml") and not Path(where).exists():
-        where += " (create it)"
+    where = _shown_source(config)
     for key, var in keys:
         if not getattr(config.service, key):
             raise ConfigError(
@@ -376,16 +377,51 @@ def _require_urls(config: Config, keys: tuple[tuple[str, str], ...], purpose: st
             )
 
 
+def with_site_base_url(config: Config, base_url: str, shown: str = "--base-url") -> Config:
+    """``config`` with ``[site] base_url`` replaced for one build (a deploy preview)."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"{shown} must be an absolute http(s) URL such as https://preview.example.org, "
+            f"got {base_url!r}"
+        )
+    return replace(config, site=replace(config.site, base_url=base_url))
+
+
+def require_site_base_url(config: Config) -> None:
+    """Refuse to report usage for a site whose public address was never written down: a
+    made-up one would tell the service about pages of a site that is not ours."""
+    if config.site.base_url.strip():
+        return
+    raise ConfigError(
+        f"[site] base_url is not set in {_shown_source(config)}: usage is reported per page "
+        "URL, so reporting needs the site's public address; set it there, for example "
+        '[site] base_url = "https://www.your-site.example"'
+    )
+
+
+def listed(names: list[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _shown_source(config: Config) -> str:
+    where = config.source
+    if where.endswith(".toml") and not Path(where).exists():
+        where += " (create it)"
+    return where
+
+
 def credentials_from_env(env: Mapping[str, str] | None = None) -> Credentials:
     """Read the three credentials; a missing one is named in the error (its value never is)."""
     env = os.environ if env is None else env
-    values = {}
-    for var in (ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN):
-        value = env.get(var, "").strip()
-        if not value:
-            raise ConfigError(
-                f"missing credential: set the environment variable {var} "
-                "(credentials come from the environment, never from files)"
-            )
-        values[var] = value
+    names = (ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN)
+    values = {var: env.get(var, "").strip() for var in names}
+    missing = [var for var in names if not values[var]]
+    if missing:  # all of them in one message: a CI secret set up once, not three times
+        plural = "s" if len(missing) > 1 else ""
+        raise ConfigError(
+            f"missing credential{plural}: set the environment variable{plural} "
+            f"{listed(missing)} (credentials come from the environment, never from files)"
+        )
     return Credentials(values[ENV_CLIENT_ID], values[ENV_CLIENT_SECRET], values[ENV_REFRESH_TOKEN])

@@ -91,3 +91,15 @@ def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path):
         '\ufeff[site]\nbase_url = "https://s.org"\n'.encode()
     )
     assert load(tmp_path).site.base_url == "https://s.org"
+
+
+def test_every_missing_credential_is_named_in_one_message() -> None:
+    from mediashortcodes.config import credentials_from_env
+
+    with pytest.raises(ConfigError) as info:
+        credentials_from_env({"MEDIASHORTCODES_CLIENT_SECRET": "s3cr3t"})
+    assert str(info.value).startswith(
+        "missing credentials: set the environment variables MEDIASHORTCODES_CLIENT_ID and "
+        "MEDIASHORTCODES_REFRESH_TOKEN"
+    )
+    assert "s3cr3t" not in str(info.value)

@@ -77,6 +77,12 @@ def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
     help="Read the cache, never write it (untrusted builds; also [cache] read_only, "
     f"{config_mod.ENV_CACHE_READ_ONLY}=1).",
 )
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="The site's public address for this build only (a deploy preview), instead of "
+    "[site] base_url; not reported unless --report is given.",
+)
 @handle_errors
 def build(
     site: str,
@@ -87,11 +93,16 @@ def build(
     keep_going: bool,
     jobs: int | None,
     cache_read_only: bool,
+    base_url: str | None,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
     from ..site.builder import BuildOptions, SiteBuilder
 
     config = load_site(site)
+    if base_url is not None:
+        config = config_mod.with_site_base_url(config, base_url)
+    if report and config.usage.enabled:
+        config_mod.require_site_base_url(config)  # before the build, not after it
     options = BuildOptions(
         output=output,
         offline=offline,

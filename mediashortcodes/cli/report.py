@@ -51,6 +51,7 @@ def run_report(
     dry_run: bool = False,
     send_all: bool = False,
     jobs: int = 8,
+    previous_missing: str = "fail",
 ) -> None:
     """Report, print the outcome, and exit 1 when a page failed (``build --report`` too)."""
     from ..usage.reporting import report_site, usage_warnings
@@ -68,6 +69,7 @@ def run_report(
             send_all=send_all,
             jobs=jobs,
             progress=progress,
+            previous_missing=previous_missing,
         )
     code = print_report(result)
     if code:
@@ -104,6 +106,14 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
     help="Diff against this manifest (the live site's media-usage.json) instead of the state.",
 )
 @click.option(
+    "--previous-missing",
+    type=click.Choice(["fail", "ok"]),
+    default="fail",
+    show_default=True,
+    help="ok: a --previous that is not there (404, no such file: the first deploy) is no "
+    "error; the report diffs against the usage state instead.",
+)
+@click.option(
     "--output",
     type=click.Path(file_okay=False, path_type=Path),
     help="Where the build was written (default: [site] output, _site).",
@@ -128,6 +138,7 @@ def report(
     dry_run: bool,
     send_all: bool,
     previous: str | None,
+    previous_missing: str,
     output: Path | None,
     state_path: Path | None,
     jobs: int,
@@ -142,4 +153,5 @@ def report(
         dry_run=dry_run,
         send_all=send_all,
         jobs=jobs,
+        previous_missing=previous_missing,
     )

@@ -420,12 +420,11 @@ class SiteBuilder:
         entries = []
         # Each shortcode once, not once per page that uses it (a layout's are on every page).
         file_ids = used_file_ids(resolution)
+        base_url = self.config.site.base_url
         for page in rendered:
             ids = {file_id for i in page.used if (file_id := file_ids[i]) is not None}
-            entries.append(
-                (page_url(self.config.site.base_url, page.source.url), page.source.title, ids)
-            )
-        return Manifest.from_pages(self.config.site.base_url, entries)
+            entries.append((page_url(base_url, page.source.url), page.source.title, ids))
+        return Manifest.from_pages(base_url, entries)
 
     # -- phase 4: write, all or nothing -----------------------------------------------------
 

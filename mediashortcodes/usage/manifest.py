@@ -39,9 +39,11 @@ def page_url(base_url: str, path: str) -> str:
     """Join the site's public ``base_url`` (with or without a path prefix) and a page path.
 
     ``page_url("https://x.org/docs", "/blog/post/")`` is ``"https://x.org/docs/blog/post/"``.
-    A path that is already an absolute http(s) URL is returned unchanged.
+    A path that is already an absolute http(s) URL is returned unchanged, and so is every
+    path when ``base_url`` is empty (no address was set: a report refuses such a manifest
+    rather than invent one).
     """
-    if urlsplit(path).scheme in ("http", "https"):
+    if not base_url or urlsplit(path).scheme in ("http", "https"):
         return path
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:

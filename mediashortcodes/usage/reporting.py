@@ -14,14 +14,14 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 
 from ..client.redact import redact_url
-from ..config import Config
+from ..config import Config, require_site_base_url
 from ..errors import AuthenticationError, ConfigError, ServiceError, ServiceUnreachableError
 from ..records import Usage, WebPage
 from .manifest import MANIFEST_NAME, Manifest, PageChange, PageUsage, diff
@@ -29,6 +29,7 @@ from .state import UsageState
 
 __all__ = [
     "PageFailure",
+    "PreviousMissing",
     "ReportResult",
     "UsageRequest",
     "load_previous",
@@ -38,6 +39,20 @@ __all__ = [
 ]
 
 USAGES_PATH = "/1/files/multiple/usages"
+
+# What --previous-missing ok is for: a live manifest that is not there (404, no such file).
+FIRST_DEPLOY = (
+    "on the first deploy, when the live site has none yet, pass --previous-missing ok "
+    "(the report then diffs against the usage state, as without --previous)"
+)
+
+
+class PreviousMissing(ConfigError):
+    """The ``--previous`` manifest is not there: the live site has none (yet)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what}; {FIRST_DEPLOY}")
+        self.what = what
 
 
 class UsageClient(Protocol):
@@ -220,10 +235,9 @@ async def report_usage(
             "[service] sandbox = true: this report goes to the built-in sandbox, which lives "
             "only as long as this command; no real service hears of it"
         )
-    if isinstance(previous, Manifest):
-        base = previous
-    elif previous:
-        base = await load_previous(previous)
+    if isinstance(previous, Manifest) or previous:
+        base = previous if isinstance(previous, Manifest) else await load_previous(previous)
+        check_same_site(base, manifest)
     else:
         base = state.load(manifest.site)
         if service and base.service and base.service != service:
@@ -331,15 +345,33 @@ async def _gather_bounded(work: Sequence[Callable[[], Awaitable[None]]], jobs: i
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def check_same_site(previous: Manifest, manifest: Manifest) -> None:
+    """Refuse a ``--previous`` manifest of another site: the diff would remove every one of
+    its pages' usages (they are not in this build) from the service."""
+    if previous.site.rstrip("/") != manifest.site.rstrip("/"):
+        raise ConfigError(
+            f"--previous is the usage manifest of {previous.site or 'a site without base_url'}, "
+            f"but this site is {manifest.site or 'without base_url'} ([site] base_url): "
+            "reporting against it would remove that site's usages; pass the "
+            f"{MANIFEST_NAME} published with this site"
+        )
+
+
 async def load_previous(
     source: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Manifest:
-    """The manifest published with the live site, from a file or an http(s) URL."""
+    """The manifest published with the live site, from a file or an http(s) URL.
+
+    Not there (a 404, no such file): :class:`PreviousMissing`; a server that cannot be
+    reached or fails (5xx): :class:`ServiceUnreachableError` (exit 3); else a ConfigError.
+    """
     text = str(source)
     if not text.startswith(("http://", "https://")):
         path = Path(text)
         try:
             data = path.read_bytes()
+        except FileNotFoundError:
+            raise PreviousMissing(f"--previous {path}: no such file") from None
         except OSError as exc:
             raise ConfigError(
                 f"--previous {path}: cannot read it ({exc.strerror}); pass the path or the "
@@ -352,21 +384,31 @@ async def load_previous(
             transport=transport, follow_redirects=True, timeout=30.0
         ) as http:
             response = await http.get(text)
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+    except httpx.InvalidURL as exc:
         raise ConfigError(
             f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL, "
             "or pass a local copy of the live site's manifest"
         ) from None
-    if response.status_code != 200:
-        first = (
-            "; on the first deploy, when the live site has none yet, report without "
-            "--previous (with no state, every page is sent as new)"
-            if response.status_code == 404
-            else ""
+    except httpx.HTTPError as exc:
+        raise ServiceUnreachableError(
+            f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL and "
+            "that the live site is up, or pass a local copy of its manifest"
+        ) from None
+    status = response.status_code
+    if status in (404, 410):
+        raise PreviousMissing(
+            f"--previous {shown}: the server answered {status}: the site has no "
+            f"{MANIFEST_NAME} at that address"
         )
+    if status >= 500:
+        raise ServiceUnreachableError(
+            f"--previous {shown}: the server answered {status}; try again when the live site is up",
+            status=status,
+        )
+    if status != 200:
         raise ConfigError(
-            f"--previous {shown}: the server answered {response.status_code}; "
-            f"is the site's {MANIFEST_NAME} published at that address?{first}"
+            f"--previous {shown}: the server answered {status}; "
+            f"is the site's {MANIFEST_NAME} published at that address?"
         )
     return Manifest.from_json(response.content, source=f"--previous {shown}")
 
@@ -375,10 +417,12 @@ def _built_manifest(config: Config, output: Path) -> Manifest:
     path = output / MANIFEST_NAME
     manifest = Manifest.load(path)
     if manifest.site.rstrip("/") != config.site.base_url.rstrip("/"):
+        built = manifest.site or "no base_url"
         raise ConfigError(
-            f"{path} was built for {manifest.site}, but [site] base_url is now "
+            f"{path} was built for {built}, but [site] base_url is now "
             f"{config.site.base_url}: run `mediashortcodes build` first, so the report "
-            "names the pages by their new addresses"
+            "names the pages by their new addresses (a build with --base-url, a deploy "
+            "preview, is reported only by its own `build --report`)"
         )
     return manifest
 
@@ -395,29 +439,40 @@ def report_site(
     jobs: int = 8,
     today: dt.date | None = None,
     progress: Callable[[int, int], None] | None = None,
+    previous_missing: str = "fail",
 ) -> ReportResult:
     """Synchronous entry point for the CLI and ``build --report``.
 
     Reads ``media-usage.json`` in ``output`` (default: the site's output folder) unless
-    ``manifest`` is given, and refuses one built for another ``[site] base_url``. Everything
+    ``manifest`` is given, and refuses one built for another ``[site] base_url`` or without
+    one. ``previous_missing="ok"``: a ``previous`` that is not there (a first deploy) is
+    no error; the state is the base of the diff, as without ``previous``. Everything
     local (manifest, ``previous``, state) is read before the service is opened; the service
     (the sandbox too) is opened only when there is something to send, so a site that did
     not change needs no credentials.
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
+    require_site_base_url(config)
     if manifest is None:
         manifest = _built_manifest(config, output or config.output_dir)
+    notes: tuple[str, ...] = ()
     if previous is not None:
-        previous = asyncio.run(load_previous(previous))
+        try:
+            previous = asyncio.run(load_previous(previous))
+        except PreviousMissing as exc:
+            if previous_missing != "ok":
+                raise
+            previous = None  # a first deploy: the usage state is the base, as without it
+            notes = (f"{exc.what}; --previous-missing ok: reporting against the usage state",)
     options: dict[str, Any] = dict(
         state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
     )
     preview = asyncio.run(report_usage(config, manifest, client=None, dry_run=True, **options))
     if dry_run:
-        return preview
+        return _noted(preview, notes)
     if not preview.requests:
-        return asyncio.run(report_usage(config, manifest, client=None, **options))
+        return _noted(asyncio.run(report_usage(config, manifest, client=None, **options)), notes)
 
     from ..client.async_client import client_from_config
     from ..client.service import open_service
@@ -429,4 +484,8 @@ def report_site(
             )
 
     with open_service(config) as (service_config, credentials):
-        return asyncio.run(run(service_config, credentials))
+        return _noted(asyncio.run(run(service_config, credentials)), notes)
+
+
+def _noted(result: ReportResult, notes: tuple[str, ...]) -> ReportResult:
+    return replace(result, warnings=notes + result.warnings) if notes else result

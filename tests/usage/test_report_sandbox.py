@@ -197,6 +197,17 @@ def test_a_previous_url_that_is_not_published_stops_the_report(
     assert sandbox.usages == []
 
 
+def test_a_first_deploy_says_previous_missing_ok_and_reports_every_page(
+    sandbox: Any, site: Site, static_server: tuple[str, Path]
+) -> None:
+    url, _ = static_server  # the live site answers 404: it has no manifest yet
+    manifest = site.build(a=("A", [1]), b=("B", [2]))
+    result = site.report("--previous", f"{url}/media-usage.json", "--previous-missing", "ok")
+    assert result.exit_code == 0, result.output
+    assert "the server answered 404" in result.stderr  # said, not fatal
+    assert sandbox.pages() == in_service(manifest)
+
+
 def test_dry_run_sends_nothing(sandbox: Any, site: Site) -> None:
     site.build(a=("A", [1]), b=("B", [2]))
     result = site.report("--dry-run")

@@ -23,6 +23,7 @@ from mediashortcodes.errors import (
 from mediashortcodes.records import Usage
 from mediashortcodes.usage.manifest import Manifest, PageUsage
 from mediashortcodes.usage.reporting import (
+    PreviousMissing,
     ReportResult,
     UsageRequest,
     load_previous,
@@ -322,7 +323,7 @@ async def test_a_previous_url_that_gives_no_manifest_is_a_clear_error(response, 
 
 async def test_a_missing_live_manifest_says_how_to_report_the_first_deploy() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(404))
-    with pytest.raises(ConfigError, match=r"on the first deploy, .* report without --previous"):
+    with pytest.raises(PreviousMissing, match=r"on the first deploy, .* --previous-missing ok"):
         await load_previous("https://s.org/media-usage.json", transport=transport)
 
 
@@ -330,7 +331,7 @@ async def test_a_previous_url_that_cannot_be_reached_is_a_clear_error_without_se
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused")
 
-    with pytest.raises(ConfigError, match="cannot fetch it") as info:
+    with pytest.raises(ServiceUnreachableError, match="cannot fetch it") as info:
         await load_previous(
             "https://s.org/media-usage.json?token=hunter2", transport=httpx.MockTransport(handler)
         )
@@ -344,7 +345,7 @@ async def test_a_malformed_previous_url_is_a_clear_error(url: str) -> None:
 
 
 async def test_a_missing_previous_file_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"--previous .*missing\.json: cannot read it"):
+    with pytest.raises(PreviousMissing, match=r"--previous .*missing\.json: no such file"):
         await load_previous(tmp_path / "missing.json")
 
 
@@ -446,3 +447,20 @@ async def test_the_built_in_sandbox_is_one_service_whatever_its_port(config: Con
         "[service] sandbox = true: this report goes to the built-in sandbox, which lives only "
         "as long as this command; no real service hears of it",
     )
+
+
+async def test_a_live_site_that_fails_is_the_service_error_of_exit_3() -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(503))
+    with pytest.raises(ServiceUnreachableError, match="the server answered 503"):
+        await load_previous("https://s.org/media-usage.json", transport=transport)
+
+
+async def test_a_previous_manifest_of_another_site_sends_nothing(config: Config) -> None:
+    other = Manifest.from_pages("https://other.org", [("https://other.org/a/", "A", [1])])
+    client = RecordingClient()
+    with pytest.raises(
+        ConfigError, match=r"manifest of https://other.org, but this site is https://s.org"
+    ):
+        await report(config, site_manifest(a=("A", [1])), client, previous=other)
+    assert client.received == []
+    assert not config.usage_state_path.exists()
