@@ -66,6 +66,16 @@ Exit codes: 0 success; 1 the content or a report has problems (each listed);
             or refused the credentials; 130 Ctrl-C; 143 SIGTERM."""
 
 
+# Shared options: every command that builds pages takes them the same way.
+# --base-url URL: apply it with config.with_site_base_url(config, base_url).
+base_url_option = click.option(
+    "--base-url",
+    metavar="URL",
+    help="The site's public address for this run only (a deploy preview), instead of "
+    "[site] base_url; such a build is not reported unless --report is given.",
+)
+
+
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """``--version``, as click's own option prints it; the version is looked up only here."""
     if not value or ctx.resilient_parsing:

@@ -14,7 +14,7 @@ import click
 from .. import config as config_mod
 from ..config import Config
 from ..errors import ConfigError
-from .base import cli, handle_errors
+from .base import base_url_option, cli, handle_errors
 from .output import progress_bar, quiet, say, warn
 
 if TYPE_CHECKING:
@@ -77,12 +77,7 @@ def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
     help="Read the cache, never write it (untrusted builds; also [cache] read_only, "
     f"{config_mod.ENV_CACHE_READ_ONLY}=1).",
 )
-@click.option(
-    "--base-url",
-    metavar="URL",
-    help="The site's public address for this build only (a deploy preview), instead of "
-    "[site] base_url; not reported unless --report is given.",
-)
+@base_url_option
 @handle_errors
 def build(
     site: str,
