@@ -82,6 +82,8 @@ class SiteConfig:
 class ImagesConfig:
     default_format: str = "original"
     gdpr: str = "warn"  # fail | warn | ignore
+    # false: no warning for an image without alt text in the shortcode or the service
+    warn_missing_alt: bool = True
     max_bytes: int = 50 * 1024 * 1024
 
 

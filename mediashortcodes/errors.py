@@ -18,7 +18,7 @@ Messages say what to do and never contain a secret: URLs pass through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class MediaShortcodesError(Exception):
@@ -28,6 +28,9 @@ class MediaShortcodesError(Exception):
     #: malformed shortcodes when the service is down): shown with it, so they are not learnt
     #: of only after the outage is fixed; the exit code stays this error's.
     content_problems: tuple[Problem, ...] = ()
+    #: Warnings of the same run (a file whose privacy status is not OK...): shown after the
+    #: errors, so fixing the errors does not bring new news.
+    warnings: tuple[Problem, ...] = ()
 
 
 class ConfigError(MediaShortcodesError):
@@ -36,18 +39,30 @@ class ConfigError(MediaShortcodesError):
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One problem in the content, shown as ``path:line:col: message`` (see :func:`place`)."""
+    """One problem in the content, shown as ``path:line:col: message`` (see :func:`place`);
+    without a path (the service down, a cache used instead), the message alone.
+
+    ``code`` names its kind for tools (``--format json``; docs/ci.md lists them); it takes no
+    part in comparisons, so the same problem found twice is listed once.
+    """
 
     path: str
     line: int
     col: int
     message: str
+    code: str = field(default="", compare=False)
 
     def __str__(self) -> str:
-        return f"{place(self.path, self.line, self.col)}: {self.message}"
+        return (
+            f"{place(self.path, self.line, self.col)}: {self.message}"
+            if self.path
+            else self.message
+        )
 
     def as_warning(self) -> str:
         """``path:line:col: warning: message``: a problem that does not stop the build."""
+        if not self.path:
+            return f"warning: {self.message}"
         return f"{place(self.path, self.line, self.col)}: warning: {self.message}"
 
 
@@ -136,4 +151,6 @@ def message_for(exc: MediaShortcodesError) -> str:
         listed = "\n".join(str(p) for p in exc.content_problems)
         count = len(exc.content_problems)
         message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
+    for warning in exc.warnings:  # errors first, then the warnings of the same run
+        message += f"\n{warning.as_warning()}"
     return message

@@ -38,10 +38,10 @@ def load_site(site: str) -> config_mod.Config:
 
 
 def _echo_outcome(result: BuildResult) -> None:
-    for warning in result.warnings:
-        warn(warning)
     for problem in result.problems:  # only with --keep-going: listed, not fatal
         click.echo(f"{problem} (placeholder rendered)", err=True)
+    for warning in result.warnings:  # after the errors, as when the build stops
+        warn(warning.as_warning())
 
 
 def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
@@ -126,11 +126,15 @@ def check(site: str, offline: bool) -> None:
     config = load_site(site)
     options = BuildOptions(check_only=True, syntax_only=offline)
     result = _run(SiteBuilder(config, options), "checking media")
-    for warning in result.warnings:
-        warn(warning)
+    _echo_outcome(result)
     what = "syntax" if offline else "shortcodes"
+    verdict = (
+        f"no errors, {counted(len(result.warnings), 'warning')} (listed above)"
+        if result.warnings
+        else "no problems"
+    )
     if not quiet():
-        click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, no problems")
+        click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, {verdict}")
 
 
 @cli.group()

@@ -174,7 +174,7 @@ class LiveRenderer:
         stale-metadata notices are logged."""
         codes = list(dict.fromkeys(shortcodes))
         resolution = self._thread().run(self._resolve(codes))
-        for sc, message in resolution.warnings:
+        for sc, message, _code in resolution.warnings:
             self._warn("{}:{}:{}: warning: {}".format(*_where(sc), message))
         return resolution
 

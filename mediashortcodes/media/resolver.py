@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..config import Config
-from ..errors import MediaShortcodesError
+from ..errors import CacheMissError, MediaShortcodesError
 from ..language import Shortcode
 from ..records import Crop, File, Format
 from .assets import Assets, published_name
@@ -62,13 +62,18 @@ class Failure:
 Outcome = ImageOutcome | VideoOutcome | Verified | Failure
 
 
+MISSING_ALT = "missing-alt"  # the codes of the warnings a resolution gives
+GDPR = "gdpr"
+
+
 @dataclass
 class Resolution:
     """The outcome of each place given to :meth:`Resolver.resolve`, in the same order."""
 
     places: list[Shortcode] = field(default_factory=list)
     results: list[Outcome] = field(default_factory=list)
-    warnings: list[tuple[Shortcode, str]] = field(default_factory=list)
+    # (place, message, code): code MISSING_ALT or GDPR (Problem.code of the warning)
+    warnings: list[tuple[Shortcode, str, str]] = field(default_factory=list)
     downloads: int = 0
     cache_hits: int = 0
 
@@ -222,6 +227,8 @@ class Resolver:
                         image = images[key] = ImageOutcome(file, stored, name)
                     outcome = image
                     self.progress(len(group))
+                elif isinstance(exc, CacheMissError):  # --offline: in the author's words
+                    outcome = Failure(self._not_cached(codes[group[0]], file), exc)
                 elif isinstance(exc, MediaShortcodesError):
                     outcome = Failure(f"file {file.id}: {exc}", exc)
                 else:
@@ -235,6 +242,19 @@ class Resolver:
 
     def _format_spec(self, sc: Shortcode) -> str:
         return sc.format if sc.format is not None else self.config.images.default_format
+
+    def _not_cached(self, sc: Shortcode, file: File) -> str:
+        """An --offline miss of a variant, named as the shortcode names it."""
+        if sc.crop is not None:
+            variant = "its custom crop"
+        elif sc.format is None:
+            variant = f"the default format {self.config.images.default_format!r}"
+        else:
+            variant = f"format {sc.format!r}"
+        return (
+            f"file {file.id} ({file.name!r}) in {variant} is not in the cache; "
+            "build once without --offline"
+        )
 
     def _check(
         self, sc: Shortcode, file: File | None, formats: list[Format] | None
@@ -259,6 +279,11 @@ class Resolver:
         if sc.crop is not None:
             return (file, -1, sc.crop)
         format_id = format_id_for(self._format_spec(sc), formats)
+        if isinstance(format_id, str) and self.catalog.offline and not formats:
+            format_id = (
+                f"format {self._format_spec(sc)!r} needs the service's list of formats, which "
+                "is not in the cache; build once without --offline"
+            )
         if isinstance(format_id, str):
             if sc.format is None:  # the author wrote none: say where the format came from
                 format_id += f" (set by [images] default_format in {self.config.source})"
@@ -270,12 +295,15 @@ class Resolver:
     ) -> None:
         """Warn about an image that has no alt text anywhere: it would be published as
         decorative (alt=""), which is more often an oversight than a choice."""
+        if not self.config.images.warn_missing_alt:
+            return
         if codes[group[0]].option("alt") is None and not file.alttext.strip():
             message = (
                 f"file {file.id} ({file.name!r}) has no alt text in the service; write "
-                'alt="..." in the shortcode (or alt="" if the image is decorative)'
+                'alt="..." in the shortcode (or alt="" if the image is decorative; '
+                "[images] warn_missing_alt = false silences this warning)"
             )
-            result.warnings.extend((codes[i], message) for i in group)
+            result.warnings.extend((codes[i], message, MISSING_ALT) for i in group)
 
     def _gdpr(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
@@ -291,7 +319,7 @@ class Resolver:
         )
         if policy == "fail":
             return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
-        result.warnings.extend((codes[i], message) for i in group)
+        result.warnings.extend((codes[i], message, GDPR) for i in group)
         return None
 
 

@@ -99,7 +99,7 @@ class Rebuilder:
             self.listing = [edited.get(page.path, page) for page in listing]
         else:
             self.listing = result.sources
-        self._echo_new_warnings(result.warnings, whole_site=not pages)
+        self._echo_new_warnings([w.as_warning() for w in result.warnings], whole_site=not pages)
         for problem in result.problems:
             self.echo(f"{problem} (placeholder rendered)")
         self.channel.built()

@@ -15,7 +15,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,7 +44,7 @@ from ..media.resolver import (
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
 from .layout_undefined import PrintedUndefined, UndefinedPrints
-from .markers import DeferredRenderer, with_markers_replaced
+from .markers import SHORTCODE, DeferredRenderer, with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, remove_leftovers, swap_into_place
 from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
 from .static_files import check_static, copy_static
@@ -75,7 +75,7 @@ class BuildResult:
     output: Path | None = None
     manifest: Manifest | None = None
     problems: list[Problem] = field(default_factory=list)  # listed but not fatal (--keep-going)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
     sources: list[pages_mod.PageSource] = field(default_factory=list)  # every page, as listed
 
     def summary(self) -> str:
@@ -87,6 +87,12 @@ class BuildResult:
             f"{counted(self.cache_hits, 'cache hit')}, {counted(self.requests, 'request')} "
             f"in {self.seconds:.2f}s{where}"
         )
+
+
+# The codes (Problem.code) of the warnings a build gives besides the resolver's and layouts'.
+MARKDOWN = "markdown"  # a shortcode where Markdown cannot hold it (a heading, a link)
+SERVICE = "service"  # the service down: older cached metadata used
+CACHE = "cache"  # the cache held damaged entries, or its shared tier failed
 
 
 def counted(n: int, noun: str) -> str:
@@ -122,7 +128,7 @@ class SiteBuilder:
         self.templates_dir = config.path(config.site.templates)
         self.cache = cache_for(config, read_only=self.options.cache_read_only)
         self.deferred = DeferredRenderer()
-        self._warnings: list[str] = []
+        self._warnings: list[Problem] = []
         self.progress = progress
         self.markdown = _markdown(self.deferred)
         self.undefined_prints = UndefinedPrints()
@@ -174,9 +180,10 @@ class SiteBuilder:
                 }
             }
             content = self.markdown.render(source.body, env)
-            self.deferred.problems.extend(env["mediashortcodes"].get("problems", []))
+            if problems := env["mediashortcodes"].get("problems"):
+                self.deferred.problems += [replace(p, code=p.code or SHORTCODE) for p in problems]
             if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
-                self._warnings += [warning.as_warning() for warning in warnings]
+                self._warnings += [replace(w, code=w.code or MARKDOWN) for w in warnings]
             page = {
                 **source.front_matter,
                 "title": source.title,
@@ -230,7 +237,7 @@ class SiteBuilder:
                 progress=tick,
             )
             resolution = await resolver.resolve(self.deferred.shortcodes)
-            self._warnings.extend(f"warning: {m}" for m in resolver.warn_messages)
+            self._warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
             return resolution, connect.requests
 
     # -- the whole build ------------------------------------------------------------------
@@ -238,6 +245,9 @@ class SiteBuilder:
     def build(self) -> BuildResult:
         try:
             return self._build()
+        except MediaShortcodesError as exc:
+            exc.warnings = exc.warnings or tuple(self._warnings)  # listed after the errors
+            raise
         finally:
             self.cache.close()  # a read-only cache's downloads, published by now, go
             gc.unfreeze()  # what the phases froze (cyclic_gc_paused) is collected as usual again
@@ -251,30 +261,18 @@ class SiteBuilder:
         unreadable: list[Problem] = []
         found = pages_mod.discover(content, unreadable, self._warnings)
         sources = [s for s in found if not s.draft]
-        if unreadable:
-            raise pages_mod.PageErrors(unreadable)
-        clashes = pages_mod.url_clashes(sources)  # drafts are not written: they cannot clash
-        if clashes:
-            raise pages_mod.PageErrors(
-                clashes, f"{len(clashes)} URL(s) given by more than one page; nothing was written"
-            )
-        clashes = pages_mod.case_clashes(sources)
-        if clashes:
-            raise pages_mod.PageErrors(
-                clashes,
-                f"{len(clashes)} URL(s) that Windows and macOS would write into one folder; "
-                "nothing was written",
-            )
-        self._warnings += [p.as_warning() for p in pages_mod.unportable_names(sources)]
+        # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
+        # other pages were rendered and resolved: one run lists every problem of the site.
+        page_errors = _page_errors(unreadable, sources)
+        self._warnings += pages_mod.unportable_names(sources)
         rendered = self._render_pages(sources)
         result = BuildResult(pages=len(rendered), sources=sources)
         if self.options.syntax_only:
-            if found := self.deferred.found_problems():
-                raise ContentError(pages_named(found))
+            self._stop_on(page_errors, self.deferred.found_problems())
             result.warnings = self._warnings
             result.seconds = time.perf_counter() - started
             return result
-        resolution, html_by_index, element_ids = self._resolved(result)
+        resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
         result.manifest = self._manifest(rendered, resolution)
         if not self.options.check_only:
             self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
@@ -309,13 +307,17 @@ class SiteBuilder:
             gc.unfreeze()
 
     def _resolved(
-        self, result: BuildResult, *, snapshot: bool = True
+        self,
+        result: BuildResult,
+        *,
+        snapshot: bool = True,
+        page_errors: pages_mod.PageErrors | None = None,
     ) -> tuple[Resolution, list[str], dict[int, str]]:
         """Every rendered place resolved, and its final HTML (see :meth:`_final_html`); the
         counts, warnings and --keep-going's problems go into ``result``. Raises on the
-        problems that stop a build."""
+        problems that stop a build (``page_errors`` with the content's problems listed)."""
         found = self.deferred.found_problems()
-        with shown_with_any_stop(found):
+        with shown_with_any_stop([*(page_errors.problems if page_errors else ()), *found]):
             resolution, failed = self._resolve_all(result, snapshot=snapshot)
         problems = found + self.deferred.placed(failed)
 
@@ -332,10 +334,32 @@ class SiteBuilder:
         result.warnings = self._warnings
         # --keep-going stands in for files the service cannot give; what the author wrote
         # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
-        if problems and (found or not self.options.keep_going):
-            raise ContentError(pages_named(problems))
+        if page_errors or (problems and (found or not self.options.keep_going)):
+            self._stop_on(page_errors, problems)
         result.problems = sorted(set(pages_named(problems)))
         return resolution, html_by_index, element_ids
+
+    def _stop_on(
+        self, page_errors: pages_mod.PageErrors | None, problems: list[Problem | OnPage]
+    ) -> None:
+        """Raise for the pages that cannot be built (exit 2), with the content's problems
+        listed too, or for the content's problems alone (exit 1); return when there are none."""
+        listed = pages_named(problems)
+        if page_errors is not None:
+            page_errors.content_problems = tuple(sorted(set(listed)))
+            raise page_errors
+        if listed:
+            head = f"{len(set(listed))} problem(s) found"
+            raise ContentError(listed, head if self.options.check_only else "")
+
+    def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
+        """One warning per place and message, naming the pages it is on when it is outside
+        them: a layout's image without alt text is one line, not one per page."""
+        by_code: dict[str, list[tuple[Shortcode, str]]] = {}
+        for sc, message, code in warnings:
+            by_code.setdefault(code, []).append((sc, message))
+        placed = [p for code, some in by_code.items() for p in self.deferred.placed(some, code)]
+        return sorted(set(pages_named(placed)))
 
     def _resolve_all(
         self, result: BuildResult, *, outages_fail: bool = True, snapshot: bool = True
@@ -359,10 +383,11 @@ class SiteBuilder:
                 resolution, result.requests = run_returning(self._resolve(snapshot))
             self.cache.save_snapshot()
         finally:
-            self._warnings += self.cache.warnings()
+            self._warnings += [
+                Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
+            ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
-        for sc, message in resolution.warnings:
-            self._warnings.append(f"{sc.location}: warning: {message}")
+        self._warnings += self._place_warnings(resolution.warnings)
         failures: list[tuple[Shortcode, Failure]] = []
         result.images = result.videos = 0
         for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
@@ -527,6 +552,24 @@ def publish_media(cache: MediaCache, images: Mapping[str, ImageOutcome], media: 
 
     for name, outcome in images.items():  # once per variant, not per shortcode
         publish(cache, outcome.stored, media / name)
+
+
+def _page_errors(
+    unreadable: list[Problem], sources: list[pages_mod.PageSource]
+) -> pages_mod.PageErrors | None:
+    """The pages that cannot be built, as one error: those that cannot be read, the URLs
+    that more than one page would be written to (drafts are not written: they cannot clash),
+    and those that Windows and macOS would write into one folder."""
+    clashes = pages_mod.url_clashes(sources)
+    heads = [f"{len(unreadable)} page(s) cannot be read"] if unreadable else []
+    if clashes:
+        heads.append(f"{len(clashes)} URL(s) given by more than one page")
+    elif folded := pages_mod.case_clashes(sources):
+        clashes = folded
+        heads.append(f"{len(clashes)} URL(s) that Windows and macOS would write into one folder")
+    if not clashes:
+        return pages_mod.PageErrors(unreadable) if unreadable else None
+    return pages_mod.PageErrors(unreadable + clashes, "; ".join(heads) + "; nothing was written")
 
 
 def _resolved_html(

@@ -142,7 +142,7 @@ class HostedBuild:
         if listed and not self.preview:
             raise ContentError(listed)
         resolved.problems = listed
-        resolved.warnings = list(builder._warnings)
+        resolved.warnings = [warning.as_warning() for warning in builder._warnings]
         result.seconds = time.perf_counter() - started
         return resolved
 

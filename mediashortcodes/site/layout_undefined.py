@@ -25,6 +25,7 @@ from ..jinja import calling_template, template_path
 from .template_problems import OnPage, pages_named
 
 ATTRIBUTE = "mediashortcodes_undefined_prints"  # the environment's recorder, if any
+UNDEFINED = "undefined"  # the warning's code (Problem.code)
 ADVICE = '; fix the name, or add | default("") if the value is optional'
 
 
@@ -76,14 +77,14 @@ class UndefinedPrints:
     def record(self, value: jinja2.Undefined, template: jinja2.Template, line: int) -> None:
         what = self._described(value, template.filename, line)
         path = template_path(template.name, template.filename)
-        problem = Problem(path, line, 0, f"{what} is undefined, so it printed nothing")
+        problem = Problem(path, line, 0, f"{what} is undefined, so it printed nothing", UNDEFINED)
         self._found[OnPage(problem, self.page, ADVICE)] = None
 
-    def warnings(self) -> list[str]:
+    def warnings(self) -> list[Problem]:
         """One line per place and name, naming the pages it happened on; then forgotten (a
         builder that builds again warns afresh)."""
         found, self._found = self._found, {}
-        return [problem.as_warning() for problem in pages_named(found)]
+        return pages_named(found)
 
     def _described(self, value: jinja2.Undefined, filename: str | None, line: int) -> str:
         """``undefined_var``, ``item.titel`` as the line writes it, else ``page.titel`` when

@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ..errors import Problem
 from ..language import Shortcode
 from .template_problems import OnPage
+
+SHORTCODE = "shortcode"  # the code (Problem.code) of a malformed shortcode's problem
 
 
 class DeferredRenderer:
@@ -55,6 +58,7 @@ class DeferredRenderer:
         return f"{self._opening}{index}\x03"
 
     def problem(self, problem: Problem) -> str:
+        problem = replace(problem, code=problem.code or SHORTCODE)
         if self.page and problem.path != self.page:  # e.g. a layout's media_image(page.hero)
             self.on_pages.append(OnPage(problem, self.page))
         else:
@@ -65,9 +69,11 @@ class DeferredRenderer:
         """Every problem found while rendering (malformed shortcodes, broken layouts)."""
         return [*self.problems, *self.on_pages]
 
-    def placed(self, failed: list[tuple[Shortcode, str]]) -> list[Problem | OnPage]:
-        """The problem of each failed place, naming the pages that used it when it is outside
-        them. Only on failure: it looks at every page's places."""
+    def placed(
+        self, failed: list[tuple[Shortcode, str]], code: str = "media"
+    ) -> list[Problem | OnPage]:
+        """The problem of each failed place (or its warning), naming the pages that used it
+        when it is outside them. Only then: it looks at every page's places."""
         if not failed:
             return []
         indices = {self._index.get(id(sc), -1) for sc, _ in failed}
@@ -78,7 +84,7 @@ class DeferredRenderer:
         problems: list[Problem | OnPage] = []
         for sc, message in failed:
             loc = sc.location
-            problem = Problem(loc.path, loc.line, loc.col, message)
+            problem = Problem(loc.path, loc.line, loc.col, message, code)
             on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]
             problems += [OnPage(problem, page) for page in on] if on else [problem]
         return problems

@@ -30,7 +30,7 @@ class PageError(ConfigError):
     """
 
     def __init__(self, path: str, line: int, message: str) -> None:
-        self.problem = Problem(path, line, 1, message)
+        self.problem = Problem(path, line, 1, message, "page")
         super().__init__(f"{place(path, line, 0)}: {message}")  # line 0: the file as a whole
 
 
@@ -220,6 +220,7 @@ def url_clashes(pages: list[PageSource]) -> list[Problem]:
             0,
             f"same URL {url} as {' and '.join(p.display_path for p in others)}; "
             "rename or move all but one of them",
+            "url-clash",
         )
         for url, (first, *others) in by_url.items()
         if others
@@ -278,7 +279,7 @@ def case_clashes(pages: list[PageSource]) -> list[Problem]:
 
 
 def discover(
-    content_dir: Path, problems: list[Problem] | None = None, warnings: list[str] | None = None
+    content_dir: Path, problems: list[Problem] | None = None, warnings: list[Problem] | None = None
 ) -> list[PageSource]:
     """All Markdown pages under the content directory, drafts included, in path order.
 

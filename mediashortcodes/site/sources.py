@@ -17,6 +17,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import Problem
+
 __all__ = ["SourceFiles", "copy_plain", "skipped_warning", "source_files"]
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -58,10 +60,14 @@ def source_files(root: Path, suffix: str = "") -> SourceFiles:
     return found
 
 
-def skipped_warning(shown: str, name: str) -> str:
-    return (
-        f"{shown}/{name}: warning: a symlink or not a regular file: skipped (the build never "
-        f"follows links out of {shown}); copy the file itself in instead"
+def skipped_warning(shown: str, name: str) -> Problem:
+    return Problem(
+        f"{shown}/{name}",
+        0,
+        0,
+        "a symlink or not a regular file: skipped (the build never "
+        f"follows links out of {shown}); copy the file itself in instead",
+        "skipped",
     )
 
 

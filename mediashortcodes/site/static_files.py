@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, Problem
 from .sources import copy_plain, skipped_warning, source_files
 
 __all__ = ["check_static", "copy_static"]
@@ -47,7 +47,7 @@ def check_static(static_dir: Path, outputs: Iterable[str], shown: str) -> None:
         )
 
 
-def copy_static(static_dir: Path, staging: Path, shown: str) -> list[str]:
+def copy_static(static_dir: Path, staging: Path, shown: str) -> list[Problem]:
     """Copy the static files into the staging folder; what cannot be copied is a ConfigError.
     Returns a warning for each link or odd file skipped."""
     found = source_files(static_dir)

@@ -24,6 +24,7 @@ from ..errors import ContentError, MediaShortcodesError, Problem
 from .pages import PageSource, display_path
 
 SHOWN_PAGES = 3  # a problem on a thousand pages names this many, then counts the rest
+TEMPLATE = "template"  # the code of a layout's problems (Problem.code)
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
         if (more := len(shown) - SHOWN_PAGES) > 0:
             listed += f" and {more} more page{'s' if more > 1 else ''}"
         message = f"{problem.message} (rendering {listed}){after}"
-        plain.append(Problem(problem.path, problem.line, problem.col, message))
+        plain.append(Problem(problem.path, problem.line, problem.col, message, problem.code))
     return plain
 
 
@@ -74,7 +75,9 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
     if isinstance(exc, jinja2.TemplateSyntaxError):
         where = exc.filename or exc.name
         path = display_path(Path(where)) if where else page.display_path
-        return Problem(path, exc.lineno, 1, f"{exc.message or exc}; fix the template's syntax")
+        return Problem(
+            path, exc.lineno, 1, f"{exc.message or exc}; fix the template's syntax", TEMPLATE
+        )
     frame = _innermost_template_frame(exc.__traceback__, templates_dir)
     if isinstance(exc, jinja2.TemplateNotFound):
         missing = (
@@ -86,14 +89,15 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
                 page.template_line,
                 1,
                 f"{missing}; create it or fix the page's template: key",
+                TEMPLATE,
             )
         path, line = frame
-        return Problem(path, line, 1, f"{missing}; create it or fix the name here")
+        return Problem(path, line, 1, f"{missing}; create it or fix the name here", TEMPLATE)
     what = str(exc) if isinstance(exc, jinja2.TemplateError) else f"{type(exc).__name__}: {exc}"
     if frame is None:
-        return Problem(page.display_path, 1, 1, f"template error: {what}")
+        return Problem(page.display_path, 1, 1, f"template error: {what}", TEMPLATE)
     path, line = frame
-    return OnPage(Problem(path, line, 1, what), page.display_path, "; fix the template")
+    return OnPage(Problem(path, line, 1, what, TEMPLATE), page.display_path, "; fix the template")
 
 
 def _close_match(name: str | None, templates_dir: Path) -> str:

@@ -37,5 +37,9 @@ def test_a_repeated_shortcode_gets_a_privacy_warning_at_each_place_in_page_order
     page = "<% media_image 117 small %>\n\nText.\n\n<% media_image 117 small %>\n"
     site = make_site({"content/a.md": page, "content/b.md": page})
     result = build_site(config_mod.load(site))
-    places = [Path(w.split(": warning")[0]).name for w in result.warnings if "117" in w]
+    places = [
+        Path(w.as_warning().split(": warning")[0]).name
+        for w in result.warnings
+        if "117" in w.message
+    ]
     assert places == ["a.md:1:1", "a.md:5:1", "b.md:1:1", "b.md:5:1"]

@@ -85,7 +85,7 @@ def test_a_layout_error_on_every_page_is_listed_once_naming_the_first_pages(site
     code, lines = run("check", "--offline", "site")
     assert code == 1
     assert lines == [
-        "error: 1 problem(s) found; nothing was written",
+        "error: 1 problem(s) found",  # check never writes: it does not say so
         "site/templates/base.html:6:1: 'dict object' has no attribute 'nope' (rendering "
         "site/content/about.md, site/content/articles/autumn-walk.md, "
         "site/content/articles/city-nights.md and 4 more pages); fix the template",
