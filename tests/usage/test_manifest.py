@@ -29,7 +29,11 @@ def test_page_url_joins_base_url_and_page_path(base: str, path: str, expected: s
     assert page_url(base, path) == expected
 
 
-@pytest.mark.parametrize("base", ["", "www.example.org", "ftp://x.org", "/relative"])
+def test_page_url_without_a_base_url_is_the_path_a_report_then_refuses() -> None:
+    assert page_url("", "/blog/post/") == "/blog/post/"
+
+
+@pytest.mark.parametrize("base", ["www.example.org", "ftp://x.org", "/relative"])
 def test_page_url_rejects_a_base_url_that_is_not_absolute_http(base: str) -> None:
     with pytest.raises(ConfigError, match=r"\[site\] base_url"):
         page_url(base, "/")
