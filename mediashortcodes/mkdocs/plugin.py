@@ -135,7 +135,10 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
     def on_page_markdown(self, markdown: str, *, page: Any, config: Any, files: Any) -> str:
         assert self.build is not None
         source = display_path(Path(page.file.abs_src_path))
-        self.extension.set_document(source, start_line_in(Path(page.file.abs_src_path), markdown))
+        # Where the text starts in the file (front matter taken off): only a page with a
+        # shortcode needs it, so the others are not read again.
+        start = start_line_in(Path(page.file.abs_src_path), markdown) if "<%" in markdown else 1
+        self.extension.set_document(source, start)
         self.build.begin_page(source, page.file.dest_uri, page.url)
         self.pages.append(page)
         return markdown
