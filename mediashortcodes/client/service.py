@@ -24,13 +24,9 @@ def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
         require_service_urls(config)
         yield config, credentials_from_env()
         return
-    try:
-        from ..sandbox import Sandbox
-    except ImportError as exc:
-        raise ConfigError(
-            f"[service] sandbox = true needs the sandbox extra ({exc.name} is missing): "
-            "pip install 'mediashortcodes[sandbox]'"
-        ) from None
+    require_sandbox_extra(config)
+    from ..sandbox import Sandbox
+
     with Sandbox() as sandbox:
         served = config.with_service(
             base_url=sandbox.base_url,
@@ -39,6 +35,23 @@ def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
             download_url=sandbox.download_url,
         )
         yield served, sandbox.credentials
+
+
+def require_sandbox_extra(config: Config) -> None:
+    """With ``[service] sandbox = true``, refuse at once when the sandbox cannot make images:
+    a core-only install has no Pillow, and every image would fail one by one."""
+    if not config.service.sandbox:
+        return
+    try:
+        import PIL  # noqa: F401  (the sandbox draws, resizes and encodes its images with it)
+
+        from .. import sandbox  # noqa: F401
+    except ImportError as exc:
+        missing = "Pillow" if exc.name in (None, "PIL") else exc.name
+        raise ConfigError(
+            f"[service] sandbox = true in {config.source} needs the sandbox extra "
+            f"({missing} is not installed): pip install 'mediashortcodes[sandbox]'"
+        ) from None
 
 
 # Where `mediashortcodes sandbox` serves its player and static files at its default ports.

@@ -16,6 +16,7 @@ import selectors
 import socket
 import socketserver
 import struct
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -240,6 +241,14 @@ class Server(ThreadingHTTPServer):
         with self._connections_lock:
             self._connections.add(conn)
         return conn, addr
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (a build stopped by Ctrl-C or SIGTERM, a
+        timeout) is no error of the sandbox's: nothing on stderr. Anything else is logged,
+        not printed over the command's own output."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        log.exception("sandbox: a request from %s failed", client_address[0])
 
     def shutdown_request(self, request: Any) -> None:
         with self._connections_lock:

@@ -24,7 +24,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from ..client.service import embed_urls
+from ..client.service import embed_urls, require_sandbox_extra
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from ..fileio import write_atomic
@@ -257,6 +257,8 @@ class SiteBuilder:
         self._warnings = []
         if not self.options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
+        if not (self.options.offline or self.options.syntax_only):
+            require_sandbox_extra(self.config)  # one error, not one per image
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         found = pages_mod.discover(content, unreadable, self._warnings)

@@ -115,3 +115,28 @@ def test_a_bad_content_length_is_refused(sb, length):
         )
         answer = raw.recv(4096)
     assert answer.split(b" ")[1] in (b"400", b"413")
+
+
+def _handler_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+
+
+def test_a_client_that_resets_mid_request_leaves_no_traceback(capfd) -> None:
+    # What a build stopped by Ctrl-C or SIGTERM does to the sandbox it started: its
+    # connections are reset while requests are half sent.
+    import struct
+    import time
+
+    with Sandbox() as sandbox:
+        port = int(sandbox.base_url.rsplit(":", 1)[1].split("/")[0])
+        for _ in range(3):
+            conn = socket.create_connection(("127.0.0.1", port))
+            conn.sendall(b"GET /1/foldertree HTTP/1.1\r\nHost: x\r\n")  # headers not ended
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()  # RST
+        deadline = time.monotonic() + 10
+        while _handler_threads() and time.monotonic() < deadline:
+            time.sleep(0.01)  # each handler reads the reset and ends
+    assert not _handler_threads()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ConnectionResetError" not in err, err
