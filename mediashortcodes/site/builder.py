@@ -354,6 +354,19 @@ class SiteBuilder:
             head = f"{len(set(listed))} problem(s) found"
             raise ContentError(listed, head if self.options.check_only else "")
 
+    def _shown_on_pages(self, shown: list[bool | None]) -> tuple[int, int]:
+        """The images and videos the pages show: each place once on every page it is on (a
+        layout's on each of its pages, as the published ``<img>`` elements are counted)."""
+        images = videos = 0
+        for _page, used in self.deferred.page_uses:
+            for index in used:
+                kind = shown[index]
+                if kind:
+                    images += 1
+                elif kind is not None:
+                    videos += 1
+        return images, videos
+
     def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
         """One warning per place and message, naming the pages it is on when it is outside
         them: a layout's image without alt text is one line, not one per page."""
@@ -391,14 +404,14 @@ class SiteBuilder:
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         self._warnings += self._place_warnings(resolution.warnings)
         failures: list[tuple[Shortcode, Failure]] = []
-        result.images = result.videos = 0
+        shown: list[bool | None] = []  # each place: an image, a video, or None (failed)
         for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
             if isinstance(outcome, Failure):
                 failures.append((sc, outcome))
-            elif sc.name == "media_image":
-                result.images += 1
+                shown.append(None)
             else:
-                result.videos += 1
+                shown.append(sc.name == "media_image")
+        result.images, result.videos = self._shown_on_pages(shown)
         for _sc, failure in failures:
             if outages_fail and isinstance(failure.cause, OUTAGES):
                 raise failure.cause

@@ -156,3 +156,14 @@ def test_a_folder_that_is_no_site_says_so(tmp_path, monkeypatch, command) -> Non
     assert code == 2
     assert "the current directory is not a site: it has no mediashortcodes.toml" in out
     assert "pass the site's folder as SITE" in out
+
+
+def test_the_summary_counts_the_images_and_videos_the_pages_show(make_site) -> None:
+    site = make_site()  # its layout shows a logo on every page
+    code, out = run("build", str(site))
+    assert code == 0, out
+    html = [p.read_text() for p in (site / "_site").rglob("*.html")]
+    images = sum(page.count("<img ") for page in html)
+    videos = sum(page.count("<iframe") + page.count("new MFPlayer(") for page in html)
+    summary = next(line for line in out.splitlines() if line.startswith("built "))
+    assert f"{images} images, {videos} videos" in summary
