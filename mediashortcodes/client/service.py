@@ -7,6 +7,7 @@ block and its URLs and demo credentials are used; otherwise the URLs come from t
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -39,19 +40,13 @@ def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
 
 def require_sandbox_extra(config: Config) -> None:
     """With ``[service] sandbox = true``, refuse at once when the sandbox cannot make images:
-    a core-only install has no Pillow, and every image would fail one by one."""
-    if not config.service.sandbox:
-        return
-    try:
-        import PIL  # noqa: F401  (the sandbox draws, resizes and encodes its images with it)
-
-        from .. import sandbox  # noqa: F401
-    except ImportError as exc:
-        missing = "Pillow" if exc.name in (None, "PIL") else exc.name
+    a core-only install has no Pillow, and every image would fail one by one. Looked up, not
+    imported: a warm build never starts the sandbox."""
+    if config.service.sandbox and importlib.util.find_spec("PIL") is None:
         raise ConfigError(
-            f"[service] sandbox = true in {config.source} needs the sandbox extra "
-            f"({missing} is not installed): pip install 'mediashortcodes[sandbox]'"
-        ) from None
+            f"[service] sandbox = true in {config.source} needs the sandbox extra (Pillow is "
+            "not installed): pip install 'mediashortcodes[sandbox]'"
+        )
 
 
 # Where `mediashortcodes sandbox` serves its player and static files at its default ports.
