@@ -32,6 +32,9 @@ ENV_PLAYER_URL = "MEDIASHORTCODES_PLAYER_URL"
 ENV_STATIC_URL = "MEDIASHORTCODES_STATIC_URL"
 ENV_CACHE_DIR = "MEDIASHORTCODES_CACHE_DIR"
 ENV_CACHE_READ_ONLY = "MEDIASHORTCODES_CACHE_READ_ONLY"
+ENV_CACHE_REMOTE = "MEDIASHORTCODES_CACHE_REMOTE"
+ENV_CACHE_REMOTE_ENDPOINT = "MEDIASHORTCODES_CACHE_REMOTE_ENDPOINT"
+ENV_CACHE_REMOTE_WRITE = "MEDIASHORTCODES_CACHE_REMOTE_WRITE"
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,13 @@ class CacheConfig:
     metadata_ttl: int = 3600
     # Read the (restored) cache, never write it: for untrusted builds (fork pull requests).
     read_only: bool = False
+    # The shared tier (docs/ci.md): an fsspec URL such as "s3://bucket/prefix", the endpoint
+    # of an S3-compatible store, whether this build may write it (trusted builds only), and
+    # how long one remote call may take before the build goes on without it.
+    remote: str = ""
+    remote_endpoint: str = ""
+    remote_write: bool = False
+    remote_timeout: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -182,7 +192,12 @@ _CHOICES = {
     ("video", "embed"): ("iframe", "script"),
 }
 # Numbers outside these bounds would crash a build or make it wait forever for nothing.
-_POSITIVE = {("service", "timeout"), ("images", "max_bytes"), ("build", "jobs")}
+_POSITIVE = {
+    ("service", "timeout"),
+    ("images", "max_bytes"),
+    ("build", "jobs"),
+    ("cache", "remote_timeout"),
+}
 _NOT_NEGATIVE = {
     ("service", "max_retries"),
     ("service", "retry_total_seconds"),
@@ -193,11 +208,47 @@ _TYPE_NAMES = {int: "a whole number", float: "a number", bool: "true or false", 
 _INSIDE_OUTPUT = {("site", "media_dir")}
 
 
+def remote_url_problem(url: str) -> str:
+    """Why ``url`` cannot name the remote cache ("" if it can): an fsspec URL with a scheme,
+    and no credentials in it (they come from the storage library's own chain)."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if "://" not in url or not re.fullmatch(r"[a-z][a-z0-9+.-]*", parts.scheme):
+        return "must be a URL such as s3://bucket/prefix"
+    if "@" in parts.netloc or parts.query:
+        return (
+            "must not hold credentials: they come from the storage library's own chain "
+            "(for s3://: the AWS_* environment variables, a profile, an instance role)"
+        )
+    return ""
+
+
+def endpoint_url_problem(url: str) -> str:
+    """Why ``url`` cannot be an S3-compatible endpoint ("" if it can)."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+        return "must be an http(s) URL without credentials, such as https://s3.example.com"
+    return ""
+
+
+_URLS = {
+    ("cache", "remote"): remote_url_problem,
+    ("cache", "remote_endpoint"): endpoint_url_problem,
+}
+
+
 def _check_value(name: str, key: str, value: Any, source: str) -> None:
     if (name, key) in _POSITIVE and value <= 0:
         raise ConfigError(f"{source}: [{name}] {key} must be greater than 0, got {value!r}")
     if (name, key) in _NOT_NEGATIVE and value < 0:
         raise ConfigError(f"{source}: [{name}] {key} must be 0 or more, got {value!r}")
+    if (name, key) in _URLS:
+        problem = _URLS[name, key](value)
+        if problem:  # the value is not repeated: it may hold a credential
+            raise ConfigError(f"{source}: [{name}] {key} {problem}")
     if (name, key) in _INSIDE_OUTPUT:
         path = PurePosixPath(value.replace("\\", "/"))
         if not value.strip() or path.is_absolute() or ".." in path.parts:
@@ -297,21 +348,32 @@ def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
         if env.get(var, "").strip()
     }
     config = config.with_service(**changes) if changes else config
-    read_only = env.get(ENV_CACHE_READ_ONLY, "").strip().lower()
-    if read_only:
-        if read_only not in _TRUTHS:
-            raise ConfigError(
-                f"{ENV_CACHE_READ_ONLY} must be 1, true, yes or on (or 0, false, no, off), "
-                f"got {env[ENV_CACHE_READ_ONLY]!r}"
-            )
-        config = replace(config, cache=replace(config.cache, read_only=_TRUTHS[read_only]))
-    return config
+    return _cache_env(config, env)
 
 
 _TRUTHS = {
     **dict.fromkeys(("1", "true", "yes", "on"), True),
     **dict.fromkeys(("0", "false", "no", "off"), False),
 }
+
+
+def _cache_env(config: Config, env: Mapping[str, str]) -> Config:
+    """The cache's settings from the environment, checked like the file's."""
+    changes: dict[str, Any] = {}
+    for key, var in (("remote", ENV_CACHE_REMOTE), ("remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT)):
+        value = env.get(var, "").strip()
+        if value:
+            _check_value("cache", key, value, var)
+            changes[key] = value
+    for key, var in (("read_only", ENV_CACHE_READ_ONLY), ("remote_write", ENV_CACHE_REMOTE_WRITE)):
+        flag = env.get(var, "").strip().lower()
+        if flag:
+            if flag not in _TRUTHS:
+                raise ConfigError(
+                    f"{var} must be 1, true, yes or on (or 0, false, no, off), got {env[var]!r}"
+                )
+            changes[key] = _TRUTHS[flag]
+    return replace(config, cache=replace(config.cache, **changes)) if changes else config
 
 
 def load(site: str | Path | None = None) -> Config:

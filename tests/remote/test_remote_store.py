@@ -1,0 +1,111 @@
+"""The remote store against a real S3-compatible server: conditional writes, read-only,
+bounded reads, and failures that cost one deadline and one warning, never an exception."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+
+from mediashortcodes.errors import ConfigError
+from mediashortcodes.media.remote import open_remote
+
+from .s3server import Bucket, S3Server
+
+
+def remote(bucket: Bucket, *, write: bool = False, timeout: float = 10.0, warn=None):
+    return open_remote(
+        bucket.url("p"),
+        endpoint=bucket.endpoint,
+        write=write,
+        timeout=timeout,
+        warn=(warn if warn is not None else pytest.fail),
+    )
+
+
+async def test_a_blob_is_written_only_if_absent_and_a_record_is_replaced(bucket: Bucket) -> None:
+    store = remote(bucket, write=True)
+    try:
+        assert await store.read("blobs/ab/abc.png", limit=100) is None
+        await store.write("blobs/ab/abc.png", b"first", create=True)
+        await store.write("blobs/ab/abc.png", b"second", create=True)  # already there: kept
+        await store.write("records/r.json", b"old", create=False)
+        await store.write("records/r.json", b"new", create=False)
+    finally:
+        await store.aclose()
+    assert bucket.objects() == {"p/blobs/ab/abc.png": b"first", "p/records/r.json": b"new"}
+    assert store.stats.writes == 3
+
+
+async def test_a_read_only_store_sends_no_write(bucket: Bucket) -> None:
+    store = remote(bucket)
+    try:
+        await store.write("records/r.json", b"x", create=False)
+    finally:
+        await store.aclose()
+    assert bucket.objects() == {}
+    assert store.stats.puts == 0
+
+
+async def test_a_read_stops_one_byte_past_its_limit(bucket: Bucket) -> None:
+    bucket.put("p/big", b"x" * 10_000)
+    store = remote(bucket)
+    try:
+        assert await store.read("big", limit=10) == b"x" * 11
+    finally:
+        await store.aclose()
+
+
+async def test_a_frozen_server_costs_one_deadline_and_one_warning(
+    s3: S3Server, bucket: Bucket
+) -> None:
+    warnings: list[str] = []
+    store = remote(bucket, timeout=0.5, warn=warnings.append)
+    s3.pause()
+    try:
+        found = await asyncio.gather(*(store.read(f"k{i}", limit=10) for i in range(40)))
+    finally:
+        s3.resume()
+        await store.aclose()
+    assert found == [None] * 40
+    # The calls in flight when it froze timed out together; the breaker skipped the rest.
+    assert store.stats.reads <= 16 and not store.available
+    assert warnings == [
+        f"the remote cache {bucket.url('p')} failed (no answer within 0.5 s); this build "
+        "goes on with the local cache and the service"
+    ]
+
+
+async def test_an_unreachable_server_is_one_warning_and_no_error(bucket: Bucket) -> None:
+    warnings: list[str] = []
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    store = open_remote(bucket.url("p"), endpoint=closed, write=True, warn=warnings.append)
+    try:
+        assert await store.read("k", limit=10) is None
+        await store.write("k", b"x", create=True)
+    finally:
+        await store.aclose()
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"the remote cache {bucket.url('p')} failed (")
+
+
+async def test_memory_urls_work_for_tests_and_experiments() -> None:
+    store = open_remote("memory://remote-store-test/p", write=True)
+    await store.write("x", b"1", create=True)
+    await store.write("x", b"2", create=True)
+    assert await store.read("x", limit=10) == b"1"
+    assert await store.read("y", limit=10) is None
+    await store.aclose()
+
+
+def test_an_unknown_protocol_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown storage protocol 'nosuch'"):
+        open_remote("nosuch://bucket/prefix")
+
+
+def test_an_endpoint_is_for_s3_urls_only() -> None:
+    with pytest.raises(ConfigError, match="remote_endpoint is for s3://"):
+        open_remote("memory://x/y", endpoint="http://127.0.0.1:9000")
