@@ -78,6 +78,12 @@ def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
     f"{config_mod.ENV_CACHE_READ_ONLY}=1).",
 )
 @base_url_option
+@click.option(
+    "--cache-write",
+    is_flag=True,
+    help="Write what this build fetched to the shared cache ([cache] remote; trusted builds "
+    f"only; also [cache] remote_write, {config_mod.ENV_CACHE_REMOTE_WRITE}=1).",
+)
 @handle_errors
 def build(
     site: str,
@@ -89,6 +95,7 @@ def build(
     jobs: int | None,
     cache_read_only: bool,
     base_url: str | None,
+    cache_write: bool,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
     from ..site.builder import BuildOptions, SiteBuilder
@@ -104,6 +111,7 @@ def build(
         refresh=refresh,
         jobs=jobs,
         cache_read_only=cache_read_only,
+        cache_write=cache_write,
         keep_going=keep_going or config.build.on_missing == "placeholder",
     )
     result = _run(SiteBuilder(config, options))

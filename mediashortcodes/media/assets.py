@@ -21,6 +21,7 @@ from ..errors import CacheMissError, InvalidResponseError, NotFoundError, Servic
 from ..records import Crop, File
 from . import imageinfo
 from .cache import MediaCache, Stored
+from .catalog import Prefetch
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
@@ -61,14 +62,22 @@ def published_name(file: File, format_id: int, crop: Crop | None, stored: Stored
 
 class Assets:
     def __init__(
-        self, cache: MediaCache, connect: Connect, *, max_bytes: int, offline: bool = False
+        self,
+        cache: MediaCache,
+        connect: Connect,
+        *,
+        max_bytes: int,
+        offline: bool = False,
+        remote: Prefetch | None = None,
     ) -> None:
         self.cache = cache
         self.connect = connect
         self.max_bytes = max_bytes
         self.offline = offline
+        self.remote = None if offline else remote
         self.downloads = 0
         self.hits = 0
+        self.remote_hits = 0  # variants the shared tier answered
 
     def cached(self, file: File, format_id: int, crop: Crop | None) -> Stored | None:
         key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
@@ -80,6 +89,12 @@ class Assets:
         if stored is not None:
             self.hits += 1
             return stored
+        if self.remote is not None:  # the shared tier before the service
+            await self.remote.prefetch([key])
+            stored = self.cache.get_variant(key)
+            if stored is not None:
+                self.remote_hits += 1
+                return stored
         if self.offline:
             raise CacheMissError(
                 f"file {file.id} ({variant_label(format_id, crop)}) is not in the cache; "

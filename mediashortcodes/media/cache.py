@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client.redact import redact_urls_in
 from ..config import Config
@@ -52,6 +52,12 @@ from .store import (
     record_name,
     scratch_store,
 )
+
+if TYPE_CHECKING:
+    from .remote_tier import RemoteTier
+
+# Damage found in the shared tier is named with this prefix (``remote records/ab/...``).
+REMOTE = "remote "
 
 __all__ = ["Cached", "MediaCache", "Stored", "VerifyReport", "cache_for", "namespace_for"]
 
@@ -74,15 +80,21 @@ class VerifyReport:
     removed: list[tuple[str, str]] = field(default_factory=list)
 
 
-def cache_for(config: Config, *, read_only: bool = False) -> MediaCache:
+def cache_for(
+    config: Config, *, read_only: bool = False, remote: RemoteTier | None = None
+) -> MediaCache:
     """The cache of the configured service; read-only when asked here or by the config
-    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY)."""
+    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY); with ``remote``, the shared
+    tier behind it (``remote_tier.shared_tier``), written only when that tier may write."""
     service = config.service
+    read_only = read_only or config.cache.read_only
     return MediaCache(
         config.cache_dir,
         namespace_for(service.base_url, service.sandbox),
         ttl=config.cache.metadata_ttl,
-        read_only=read_only or config.cache.read_only,
+        read_only=read_only,
+        remote=remote,
+        remote_write=remote is not None and remote.store.write_enabled and not read_only,
     )
 
 
@@ -137,14 +149,24 @@ class MediaCache:
 
     def warnings(self) -> list[str]:
         """Warning lines about the cache since it was opened: damage, a shared tier lost."""
+        lines = list(self._notes)
+        remote = len({name for name in self.damaged if name.startswith(REMOTE)})
+        if remote:
+            lines.append(
+                f"warning: the shared cache held {remote} entr{'y' if remote == 1 else 'ies'} "
+                "that failed the checks (size, SHA-256, image type or record fields), "
+                "ignored and fetched from the service"
+            )
         damage = self.damage_warning()
-        return [*self._notes, *([damage] if damage else [])]
+        return [*lines, *([damage] if damage else [])]
 
     def damage_warning(self) -> str | None:
-        """One line about what failed its checks since the cache was opened, if anything."""
-        if not self.damaged:
+        """One line about what failed its checks in the local folder, if anything (the
+        shared tier's damage has a line of its own: :meth:`warnings`)."""
+        local = {name for name in self.damaged if not name.startswith(REMOTE)}
+        if not local:
             return None
-        count = len(set(self.damaged))
+        count = len(local)
         fix = (
             "run `mediashortcodes cache verify` to remove them"
             if not self.read_only
@@ -235,7 +257,7 @@ class MediaCache:
         name = record_name(key)
         data = self._store.get(name)
         if data is None and self._remote is not None:
-            data = self._remote_call(self._remote.get, name, MAX_RECORD_BYTES)
+            return self._remote_record(key, name)
         record = schema.loads(data)
         if data is not None and record is None:
             self._damage(name)
@@ -323,6 +345,24 @@ class MediaCache:
             return found
         return None
 
+    def _remote_record(self, key: str, name: str) -> Any:
+        """The shared tier's record for ``key``, kept here (in memory when read-only) once it
+        passed the same checks as a local one; one that fails them is remote damage."""
+        data = self._remote_call(self._remote.get, name, MAX_RECORD_BYTES)  # type: ignore[union-attr]
+        if data is None:
+            return None
+        record = schema.loads(data)
+        opened = schema.opened(record, key)
+        decode = _DECODERS.get(key.partition(":")[0])
+        if opened is None or decode is None or decode(opened[1]) is None:
+            self._damage(f"{REMOTE}{name}")
+            return None
+        if self.read_only:
+            self._memory[key] = record
+        else:
+            self._store.put(name, data)
+        return record
+
     def _blob_from_remote(self, found: Stored) -> bool:
         """Bring the variant's blob from the shared tier, checked in full (size, SHA-256,
         signature) before it is kept; True when it is now here."""
@@ -335,7 +375,7 @@ class MediaCache:
             or hashlib.sha256(data).hexdigest() != found.sha256
             or not schema.head_fits(found.ext, data[:16])
         ):
-            self._damage(f"remote {name}")
+            self._damage(f"{REMOTE}{name}")
             return False
         self._writable_store().put(name, data, mode=0o444)
         return self._check(found) is not None

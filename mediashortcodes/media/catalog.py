@@ -4,6 +4,8 @@ The service has no single-file endpoint, so metadata comes from folder listings.
 catalog lists only as much as it needs: first the folders where the cache says an id
 lived, then the other visible folders in parallel, stopping as soon as every id is found.
 Every listing is remembered whole, so one listing answers for all files of its folder.
+Before any listing, a shared cache tier (``remote_tier``), if there is one, is asked for
+the records the local cache lacks, all at once: a fresh CI runner lists nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import NotFoundError, RateLimitedError, ServerError, ServiceUnreachableError
 from ..records import File, Format
@@ -27,6 +29,13 @@ Connect = Callable[[], Awaitable["AsyncClient"]]
 OUTAGES = (ServiceUnreachableError, ServerError, RateLimitedError)
 
 
+class Prefetch(Protocol):
+    """The shared cache tier as the catalog and assets use it (``remote_tier.RemoteTier``):
+    asked, concurrently, for records the local cache lacks, before the service is."""
+
+    async def prefetch(self, keys: Iterable[str]) -> None: ...
+
+
 class Catalog:
     def __init__(
         self,
@@ -37,9 +46,11 @@ class Catalog:
         refresh: bool = False,
         offline: bool = False,
         warn: Callable[[str], None] = log.warning,
+        remote: Prefetch | None = None,
     ) -> None:
         self.cache = cache
         self.connect = connect
+        self.remote = None if offline else remote
         self.jobs = max(1, jobs)
         self.refresh = refresh
         self.offline = offline
@@ -52,15 +63,11 @@ class Catalog:
         """Metadata for the ids the integration can see; ids it cannot see are left out."""
         found: dict[int, File] = {}
         fallback: dict[int, File] = {}
-        need: set[int] = set()
-        for file_id in sorted(set(ids)):
-            cached = self.cache.get_file(file_id)
-            if cached is not None and self._usable(cached.stale):
-                found[file_id] = cached.value
-            else:
-                need.add(file_id)
-                if cached is not None:
-                    fallback[file_id] = cached.value
+        need = self._from_cache(sorted(set(ids)), found, fallback)
+        absent = need - fallback.keys()
+        if absent and self.remote is not None:
+            await self.remote.prefetch(f"file:{i}" for i in absent)
+            need = (need - absent) | self._from_cache(absent, found, fallback)
         if not need or self.offline:
             return found
         log.info(
@@ -79,6 +86,22 @@ class Catalog:
             )
             found.update(fallback)
         return found
+
+    def _from_cache(
+        self, ids: Iterable[int], found: dict[int, File], fallback: dict[int, File]
+    ) -> set[int]:
+        """Put the cache's usable answers in ``found`` (stale ones in ``fallback``); the ids
+        it cannot answer."""
+        need: set[int] = set()
+        for file_id in ids:
+            cached = self.cache.get_file(file_id)
+            if cached is not None and self._usable(cached.stale):
+                found[file_id] = cached.value
+            else:
+                need.add(file_id)
+                if cached is not None:
+                    fallback[file_id] = cached.value
+        return need
 
     async def _look_up(self, need: set[int]) -> dict[int, File]:
         client = await self.connect()
@@ -130,6 +153,9 @@ class Catalog:
 
     async def _folder_ids(self, client: AsyncClient) -> list[int]:
         cached = self.cache.get_folders()
+        if cached is None and self.remote is not None:
+            await self.remote.prefetch(["folders"])
+            cached = self.cache.get_folders()
         if cached is not None and not cached.stale and not self.refresh:
             return [f.id for f in cached.value]
         folders = await client.folders()
@@ -138,6 +164,9 @@ class Catalog:
 
     async def formats(self) -> list[Format]:
         cached = self.cache.get_formats()
+        if cached is None and self.remote is not None:
+            await self.remote.prefetch(["formats"])
+            cached = self.cache.get_formats()
         if cached is not None and self._usable(cached.stale):
             return cached.value
         if self.offline:

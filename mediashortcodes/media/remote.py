@@ -28,6 +28,9 @@ log = logging.getLogger("mediashortcodes")
 
 # After this many failed calls the remote is skipped for the rest of the build.
 MAX_FAILURES = 3
+# Making the storage library's client (once per build): no network call for S3 unless the
+# credentials come from an instance's metadata service.
+SET_UP_DEADLINE = 30.0
 # The secrets of the storage libraries' own credential chains, masked in any reason shown.
 _CREDENTIAL_VARS = (
     "AWS_SECRET_ACCESS_KEY",
@@ -80,6 +83,8 @@ class RemoteStore:
         self._max_failures = max_failures
         self._warn = warn
         self._warned = False
+        self._ready = False
+        self._setting_up = asyncio.Lock()
         self.stats = RemoteStats()
 
     @property
@@ -126,11 +131,26 @@ class RemoteStore:
         breaker is open (checked again after waiting for a turn: it may have opened since)."""
         if not self.available:
             raise _Skipped
+        await self._set_up()
         async with self._semaphore:
             if not self.available:
                 raise _Skipped
             setattr(self.stats, counter, getattr(self.stats, counter) + 1)
             return await asyncio.wait_for(call(), self.timeout)
+
+    async def _set_up(self) -> None:
+        """Make the library's client once, before the first call's deadline starts: for s3fs
+        that loads botocore's service model and finds the credentials, which takes a busy
+        machine longer than a call should (and may ask an instance's metadata service)."""
+        if self._ready:
+            return
+        async with self._setting_up:
+            if self._ready:
+                return
+            set_session = getattr(self._fs, "set_session", None)
+            if set_session is not None:
+                await asyncio.wait_for(set_session(), SET_UP_DEADLINE)
+            self._ready = True
 
     def _failed(self, exc: Exception) -> None:
         self.stats.failures += 1

@@ -26,6 +26,7 @@ from .catalog import Catalog
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
+    from .remote_tier import RemoteTier
 
 log = logging.getLogger("mediashortcodes")
 
@@ -76,6 +77,7 @@ class Resolution:
     warnings: list[tuple[Shortcode, str, str]] = field(default_factory=list)
     downloads: int = 0
     cache_hits: int = 0
+    remote_hits: int = 0  # variants the shared cache tier gave (not counted in cache_hits)
 
     @cached_property
     def outcomes(self) -> dict[Shortcode, Outcome]:
@@ -129,6 +131,7 @@ class Resolver:
         offline: bool = False,
         verify_only: bool = False,
         progress: Callable[[int], None] | None = None,
+        remote: RemoteTier | None = None,
     ) -> None:
         self.config = config
         self.jobs = max(1, jobs)
@@ -142,8 +145,12 @@ class Resolver:
             refresh=refresh,
             offline=offline,
             warn=self.warn_messages.append,
+            remote=remote,
         )
-        self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
+        self.assets = Assets(
+            cache, connect, max_bytes=config.images.max_bytes, offline=offline, remote=remote
+        )
+        self.remote = remote
 
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
         codes = list(shortcodes)
@@ -238,6 +245,7 @@ class Resolver:
         result.results = [Failure("not resolved") if o is None else o for o in results]
         result.downloads = self.assets.downloads
         result.cache_hits = self.assets.hits
+        result.remote_hits = self.assets.remote_hits
         return result
 
     def _format_spec(self, sc: Shortcode) -> str:

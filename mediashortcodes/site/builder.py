@@ -32,6 +32,7 @@ from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
 from ..media.cache import MediaCache, cache_for
+from ..media.remote_tier import shared_tier
 from ..media.render import Renderer, ResolvedImage
 from ..media.resolver import (
     Failure,
@@ -61,6 +62,7 @@ class BuildOptions:
     check_only: bool = False  # verify against the service, write nothing
     syntax_only: bool = False  # check --offline: parse only
     cache_read_only: bool = False  # read the cache, never write it (also [cache] read_only)
+    cache_write: bool = False  # write the shared tier (also [cache] remote_write)
 
 
 @dataclass
@@ -70,6 +72,7 @@ class BuildResult:
     videos: int = 0
     downloads: int = 0
     cache_hits: int = 0
+    remote_hits: int = 0  # variants the shared cache gave
     requests: int = 0
     seconds: float = 0.0
     output: Path | None = None
@@ -81,10 +84,11 @@ class BuildResult:
     def summary(self) -> str:
         where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
+        shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
         return (
             f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
             f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
-            f"{counted(self.cache_hits, 'cache hit')}, {counted(self.requests, 'request')} "
+            f"{counted(self.cache_hits, 'cache hit')}, {shared}{counted(self.requests, 'request')} "
             f"in {self.seconds:.2f}s{where}"
         )
 
@@ -126,7 +130,15 @@ class SiteBuilder:
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
         self.templates_dir = config.path(config.site.templates)
-        self.cache = cache_for(config, read_only=self.options.cache_read_only)
+        self._remote_warnings: list[str] = []
+        self.remote = shared_tier(
+            config,
+            write=self.options.cache_write or config.cache.remote_write,
+            read_only=self.options.cache_read_only,
+            jobs=self.options.jobs or config.build.jobs,
+            warn=self._remote_warnings.append,
+        )
+        self.cache = cache_for(config, read_only=self.options.cache_read_only, remote=self.remote)
         self.deferred = DeferredRenderer()
         self._warnings: list[Problem] = []
         self.progress = progress
@@ -235,8 +247,15 @@ class SiteBuilder:
                 offline=self.options.offline,
                 verify_only=self.options.check_only,
                 progress=tick,
+                remote=self.remote,
             )
-            resolution = await resolver.resolve(self.deferred.shortcodes)
+            try:
+                resolution = await resolver.resolve(self.deferred.shortcodes)
+            finally:
+                if self.remote is not None:  # what it fetched goes up, even if the build fails
+                    await self.remote.flush()
+                    await self.remote.aclose()
+                    self._warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
             self._warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
             return resolution, connect.requests
 
@@ -402,6 +421,7 @@ class SiteBuilder:
                 Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
             ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
+        result.remote_hits = resolution.remote_hits
         self._warnings += self._place_warnings(resolution.warnings)
         failures: list[tuple[Shortcode, Failure]] = []
         shown: list[bool | None] = []  # each place: an image, a video, or None (failed)

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.media.remote import open_remote
+from mediashortcodes.media.remote import MAX_FAILURES, open_remote
 
 from .s3server import Bucket, S3Server
 
@@ -69,8 +69,9 @@ async def test_a_frozen_server_costs_one_deadline_and_one_warning(
         s3.resume()
         await store.aclose()
     assert found == [None] * 40
-    # The calls in flight when it froze timed out together; the breaker skipped the rest.
-    assert store.stats.reads <= 16 and not store.available
+    # The calls in flight when it froze timed out (and the few that got a turn before the
+    # third failure); the breaker skipped the rest: a wait of about two deadlines at most.
+    assert store.stats.reads < 16 + MAX_FAILURES and not store.available
     assert warnings == [
         f"the remote cache {bucket.url('p')} failed (no answer within 0.5 s); this build "
         "goes on with the local cache and the service"

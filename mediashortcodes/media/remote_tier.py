@@ -1,0 +1,142 @@
+"""The shared tier as one more backend of the cache's layout (``store.py``'s names).
+
+The cache asks its backends synchronously, one name at a time: right for a local folder,
+far too slow for a bucket 20 ms away. So the resolver asks this tier *first*, for every
+record the local cache lacks, all at once (at most ``jobs`` at a time), with each variant
+record's blob right behind it (:meth:`RemoteTier.prefetch`); the cache's own lookups are
+then answered from what came back and checked exactly like local data (size, SHA-256,
+image signature; records field by field). What a trusted build writes goes out as it is
+written, concurrently: each blob only if absent; records at the end of the resolution,
+after every blob, so that no reader finds a record whose image is not there yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+
+from ..config import Config
+from . import cache_records as schema
+from .remote import RemoteStore, open_remote
+from .store import BLOBS, MAX_RECORD_BYTES, blob_name, record_name
+
+# A record larger than this is not one we wrote (a folder list of 10,000 folders is ~2 MB).
+RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
+
+
+class RemoteTier:
+    """A :class:`store.Backend` over a :class:`RemoteStore` (names relative to one
+    service's folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
+
+    def __init__(self, store: RemoteStore, namespace: str, *, max_blob_bytes: int) -> None:
+        self.store = store
+        self._prefix = f"{namespace}/"
+        self._max_blob_bytes = max_blob_bytes
+        self._fetched: dict[str, bytes | None] = {}  # name -> what the remote answered
+        self._reading: dict[str, asyncio.Future[bytes | None]] = {}  # reads in flight
+        self._damaged: set[str] = set()  # blobs whose bytes did not hash to their name
+        self._records: dict[str, bytes] = {}  # records to write, once the blobs are there
+        self._uploads: set[asyncio.Task[None]] = set()
+
+    # -- the cache's Backend (synchronous, never a network call) ------------------------------
+
+    def get(self, name: str, limit: int) -> bytes | None:
+        data = self._fetched.get(name)
+        if data is not None and name.startswith(f"{BLOBS}/"):
+            self._fetched[name] = None  # the cache keeps it from here on: not held twice
+        return data if data is not None and len(data) <= limit else None
+
+    def put(self, name: str, data: bytes) -> None:
+        if not self.store.write_enabled:
+            return
+        if not name.startswith(f"{BLOBS}/"):
+            self._records[name] = data
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not inside a build's loop: nothing to send it with
+            return
+        task = loop.create_task(self._upload_blob(name, data))
+        self._uploads.add(task)
+        task.add_done_callback(self._uploads.discard)
+
+    def delete(self, name: str) -> None:
+        """A build never deletes from the shared tier (a lifecycle rule of the bucket does)."""
+
+    def names(self) -> Iterator[str]:
+        return iter(())
+
+    # -- the network side -------------------------------------------------------------------
+
+    async def prefetch(self, keys: Iterable[str]) -> None:
+        """Fetch the records of ``keys`` (each once per build), and each variant record's blob."""
+        await asyncio.gather(*(self._fetch_record(record_name(key)) for key in set(keys)))
+
+    async def _fetch_record(self, name: str) -> None:
+        data = await self._read(name, RECORD_LIMIT)
+        record = schema.loads(data)
+        if type(record) is not dict or not str(record.get("key")).startswith("variant:"):
+            return
+        found = schema.stored(record.get("value"))
+        if found is None or found.size > self._max_blob_bytes:
+            return  # not a variant, or not one we could use: the cache's checks decide
+        blob = blob_name(found.sha256)
+        data = await self._read(blob, found.size)
+        if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
+            self._damaged.add(blob)  # the cache refuses it; a trusted build writes it over
+
+    async def _read(self, name: str, limit: int) -> bytes | None:
+        """The remote's answer for ``name``, asked once per build: a second asker (two
+        variants of one image) waits for the first read instead of sending another."""
+        if name in self._fetched:
+            return self._fetched[name]
+        task = self._reading.get(name)
+        if task is None:
+            task = asyncio.ensure_future(self.store.read(self._prefix + name, limit=limit))
+            self._reading[name] = task
+        try:
+            data = await asyncio.shield(task)
+        finally:
+            if task.done():
+                self._reading.pop(name, None)
+        self._fetched.setdefault(name, data)
+        return data
+
+    async def _upload_blob(self, name: str, data: bytes) -> None:
+        await self.store.write(self._prefix + name, data, create=name not in self._damaged)
+
+    async def flush(self) -> None:
+        """Wait for the blobs being written, then write the records (one PUT each)."""
+        while self._uploads:
+            await asyncio.gather(*list(self._uploads))
+        records, self._records = self._records, {}
+        await asyncio.gather(
+            *(self.store.write(self._prefix + n, d, create=False) for n, d in records.items())
+        )
+
+    async def aclose(self) -> None:
+        await self.store.aclose()
+
+
+def shared_tier(
+    config: Config, *, write: bool, read_only: bool, jobs: int, warn: Callable[[str], None]
+) -> RemoteTier | None:
+    """The configured shared tier (``[cache] remote``), or None. It writes only when
+    ``write`` (--cache-write, ``remote_write``) and the cache is not ``read_only``: an
+    untrusted build writes nothing anywhere, whatever else says so."""
+    from .cache import namespace_for
+
+    cache = config.cache
+    if not cache.remote:
+        return None
+    namespace = namespace_for(config.service.base_url, config.service.sandbox)
+    store = open_remote(
+        cache.remote,
+        endpoint=cache.remote_endpoint,
+        write=write and not (read_only or cache.read_only),
+        timeout=cache.remote_timeout,
+        jobs=jobs,
+        warn=warn,
+    )
+    return RemoteTier(store, namespace, max_blob_bytes=config.images.max_bytes)

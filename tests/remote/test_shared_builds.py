@@ -1,0 +1,238 @@
+"""Builds sharing a remote cache on a real S3-compatible server (moto's, on 127.0.0.1),
+the service being the sandbox: what a CI runner sees.
+
+Each "runner" is a build with a local cache folder of its own; the bucket is what they share.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mediashortcodes import config as config_mod
+from mediashortcodes.media import remote_tier
+from mediashortcodes.site.builder import BuildOptions, BuildResult, SiteBuilder
+
+from .s3server import CREDENTIALS, Bucket, S3Server
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "example_site"
+
+
+@pytest.fixture
+def site(tmp_path: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The example site on the sandbox, its [cache] remote on the test bucket."""
+    from mediashortcodes.sandbox import DEMO_CREDENTIALS
+
+    monkeypatch.setenv(config_mod.ENV_CLIENT_ID, DEMO_CREDENTIALS.client_id)
+    monkeypatch.setenv(config_mod.ENV_CLIENT_SECRET, DEMO_CREDENTIALS.client_secret)
+    monkeypatch.setenv(config_mod.ENV_REFRESH_TOKEN, DEMO_CREDENTIALS.refresh_token)
+    for var in (config_mod.ENV_CACHE_REMOTE_WRITE, config_mod.ENV_CACHE_READ_ONLY):
+        monkeypatch.delenv(var, raising=False)
+    site = tmp_path / "site"
+    shutil.copytree(EXAMPLE, site, ignore=shutil.ignore_patterns("_site", ".mediashortcodes"))
+    config = site / "mediashortcodes.toml"
+    config.write_text(
+        config.read_text().replace(
+            "sandbox = true",
+            f'base_url = "{sandbox.base_url}"\nplayer_url = "http://player.test"\n'
+            f'static_url = "http://static.test"\ndownload_url = "{sandbox.download_url}"',
+        )
+        + f'\n[cache]\nremote = "{bucket.url()}"\nremote_endpoint = "{bucket.endpoint}"\n'
+        "remote_timeout = 5.0\n"
+    )
+    return site
+
+
+def build(site: Path, runner: str, monkeypatch: pytest.MonkeyPatch, **options: Any) -> BuildResult:
+    """Build ``site`` as CI runner ``runner`` would: its own local cache and output."""
+    monkeypatch.setenv(config_mod.ENV_CACHE_DIR, str(site.parent / f"cache-{runner}"))
+    output = site.parent / f"out-{runner}"
+    return SiteBuilder(config_mod.load(site), BuildOptions(output=output, **options)).build()
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    compared = filecmp.dircmp(a, b)
+    if compared.left_only or compared.right_only or compared.funny_files:
+        return False
+    _same, differ, errors = filecmp.cmpfiles(a, b, compared.common_files, shallow=False)
+    return not differ and not errors and all(same_tree(a / d, b / d) for d in compared.common_dirs)
+
+
+def shared_warnings(result: BuildResult) -> list[str]:
+    return [w for w in result.warnings if "shared cache" in w or "remote cache" in w]
+
+
+def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = build(site, "main", monkeypatch, cache_write=True)
+    assert writer.downloads > 0
+    objects = bucket.objects()
+    # Exactly the local layout: blobs by SHA-256 and JSON records, under the service's
+    # folder; no snapshot, no usage state, no token.
+    assert objects and all(key.split("/")[2] in ("blobs", "records") for key in objects), sorted(
+        objects
+    )
+    for key, data in objects.items():
+        if key.split("/")[2] == "blobs":
+            assert hashlib.sha256(data).hexdigest() == key.rsplit("/", 1)[1]
+        else:
+            assert json.loads(data)["v"] == 1
+    issued = sandbox.issued_tokens()
+    assert issued and not any(
+        token.encode() in data for token in issued for data in objects.values()
+    )
+
+    sandbox.reset_stats()
+    fresh = build(site, "pr-1", monkeypatch, cache_read_only=True)
+    assert sum(sandbox.stats.values()) == 0
+    assert fresh.requests == 0 and fresh.downloads == 0
+    assert fresh.remote_hits == writer.downloads
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    assert shared_warnings(fresh) == []
+
+
+def test_a_remote_hit_is_kept_locally_for_the_next_build(
+    site: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    build(site, "runner-2", monkeypatch)
+    sandbox.reset_stats()
+    with socket.socket() as probe:  # the remote gone: asking it would be a warning
+        probe.bind(("127.0.0.1", 0))
+        monkeypatch.setenv(
+            config_mod.ENV_CACHE_REMOTE_ENDPOINT, f"http://127.0.0.1:{probe.getsockname()[1]}"
+        )
+    again = build(site, "runner-2", monkeypatch)  # the same runner
+    assert sum(sandbox.stats.values()) == 0 and again.remote_hits == 0
+    assert again.cache_hits > 0 and shared_warnings(again) == []
+
+
+def test_a_build_that_may_not_write_writes_nothing(
+    site: Path, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cold = build(site, "pr-1", monkeypatch)  # read-only by default
+    assert cold.downloads > 0
+    assert bucket.objects() == {}
+    # --cache-read-only wins over --cache-write and remote_write: an untrusted build.
+    monkeypatch.setenv(config_mod.ENV_CACHE_REMOTE_WRITE, "1")
+    build(site, "pr-2", monkeypatch, cache_write=True, cache_read_only=True)
+    assert bucket.objects() == {}
+
+
+def test_metadata_from_the_remote_obeys_the_time_to_live(
+    site: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    config = site / "mediashortcodes.toml"
+    config.write_text(config.read_text() + "metadata_ttl = 0\n")
+    sandbox.reset_stats()
+    build(site, "pr-1", monkeypatch)
+    # The file records it found are stale: listed again; the images are still the remote's.
+    assert sandbox.stats.get("files", 0) > 0
+    assert sandbox.stats.get("download", 0) == 0
+
+
+def test_a_tampered_blob_and_record_are_misses_with_one_warning_never_published(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    records = {
+        key: json.loads(data) for key, data in objects.items() if key.split("/")[2] == "records"
+    }
+    variants = sorted(key for key, r in records.items() if r["key"].startswith("variant:"))
+    shas = [records[key]["value"]["sha256"] for key in variants]
+    blob = next(k for k in objects if k.endswith("/" + shas[0]))
+    # A valid image of another variant in place of one blob (its name no longer its
+    # SHA-256), and another variant's record that is not JSON.
+    bucket.put(blob, next(objects[k] for k in objects if k.endswith("/" + shas[-1])))
+    bucket.put(variants[-1], b"<script>alert(1)</script>")
+    sandbox.reset_stats()
+    fresh = build(site, "pr-1", monkeypatch)
+    assert sandbox.stats.get("download", 0) == 2  # those two, fetched from the service
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    (warning,) = shared_warnings(fresh)
+    assert "held 2 entries that failed the checks" in warning
+
+    # A trusted build repairs the blob it found damaged; the record is replaced.
+    build(site, "main-2", monkeypatch, cache_write=True)
+    repaired = bucket.objects()
+    assert hashlib.sha256(repaired[blob]).hexdigest() == shas[0]
+    assert json.loads(repaired[variants[-1]])["v"] == 1
+
+
+@pytest.mark.slow
+def test_a_remote_that_stops_answering_mid_build_costs_one_warning(
+    site: Path, s3: S3Server, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    prefetch = remote_tier.RemoteTier.prefetch
+    calls = 0
+
+    async def freezing_after_the_first_call(self: remote_tier.RemoteTier, keys: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # the file records came; now the server hangs
+            s3.pause()
+        await prefetch(self, keys)
+
+    monkeypatch.setattr(remote_tier.RemoteTier, "prefetch", freezing_after_the_first_call)
+    try:
+        fresh = build(site, "pr-1", monkeypatch)
+    finally:
+        s3.resume()
+    assert calls > 2
+    assert sandbox.stats.get("download", 0) > 0  # the images came from the service instead
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    (warning,) = shared_warnings(fresh)
+    assert "no answer within 5 s" in warning
+
+
+@pytest.mark.slow
+def test_two_runners_writing_at_once_leave_a_consistent_store(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = {
+        **os.environ,
+        **CREDENTIALS,
+        config_mod.ENV_CACHE_REMOTE_WRITE: "1",
+    }
+    runners = []
+    for name in ("a", "b"):
+        runners.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "mediashortcodes", "build", str(site), "--output",
+                 str(site.parent / f"out-{name}"), "--cache-write"],
+                env={**env, config_mod.ENV_CACHE_DIR: str(site.parent / f"cache-{name}")},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )  # fmt: skip
+    for runner in runners:
+        _out, err = runner.communicate(timeout=120)
+        assert runner.returncode == 0, err
+    objects = bucket.objects()
+    for key, data in objects.items():  # every object whole and true to its name
+        if key.split("/")[2] == "blobs":
+            assert hashlib.sha256(data).hexdigest() == key.rsplit("/", 1)[1]
+        else:
+            record = json.loads(data)
+            if record["key"].startswith("variant:"):
+                blob = f"{key.split('/records/')[0]}/blobs/{record['value']['sha256'][:2]}/"
+                assert blob + record["value"]["sha256"] in objects
+    sandbox.reset_stats()
+    build(site, "pr-1", monkeypatch)
+    assert sum(sandbox.stats.values()) == 0
+    assert same_tree(site.parent / "out-a", site.parent / "out-pr-1")
