@@ -69,7 +69,7 @@ def same_tree(a: Path, b: Path) -> bool:
 
 
 def shared_warnings(result: BuildResult) -> list[str]:
-    return [w for w in result.warnings if "shared cache" in w or "remote cache" in w]
+    return [str(w) for w in result.warnings if "shared cache" in str(w) or "remote cache" in str(w)]
 
 
 def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
