@@ -167,8 +167,8 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
             raise PluginError(f"mediashortcodes: {exc}") from None
         for problem in resolved.problems:  # a preview shows them and goes on
             log.warning(str(problem))
-        for warning in resolved.warnings:
-            log.warning(warning)
+        for warning in resolved.warnings:  # MkDocs says WARNING itself (and --strict counts it)
+            log.warning(warning.replace(": warning: ", ": ", 1))
         for page in self.pages:
             if page.content:
                 page.content = resolved.html(page.content, page.file.dest_uri)

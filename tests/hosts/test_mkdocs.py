@@ -200,3 +200,21 @@ def test_report_output_reports_the_built_site(
 
 
 _ = (shutil, Callable)
+
+
+def test_report_true_reports_after_a_successful_build_only(
+    tmp_path: Path, host_env: dict[str, str], sandbox_server: Any
+) -> None:
+    mkdocs_project(tmp_path, sandbox_server, {"index.md": "# Home\n\n<% media_image 101 %>\n"})
+    yml = tmp_path / "mkdocs.yml"
+    yml.write_text(yml.read_text().replace("      usage:", "      report: true\n      usage:"))
+    sandbox_server.clear_usages()
+    done = run(["mkdocs", "build"], tmp_path, host_env)
+    assert done.returncode == 0, done.stderr
+    assert [(u["web"]["page"], u["id"]) for u in sandbox_server.usages] == [
+        ("https://example.org/docs/", [101])
+    ]
+    write_files(tmp_path / "docs", {"index.md": "# Home\n\n<% media_image 102 %> <% oops %>\n"})
+    sandbox_server.clear_usages()
+    assert run(["mkdocs", "build"], tmp_path, host_env).returncode != 0
+    assert sandbox_server.usages == []  # a failed build reports nothing
