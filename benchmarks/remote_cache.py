@@ -1,0 +1,276 @@
+"""Benchmark of the shared (remote) cache: a fresh CI runner against a warm remote.
+
+    python benchmarks/remote_cache.py                # W1: 1,000 pages, 300 images, 20 ms, 3 runs
+    python benchmarks/remote_cache.py --quick        # 100 pages, 30 images, 2 runs
+
+The sandbox serves the service (its own process, the given latency on every answer) and
+moto's S3-compatible server holds the remote cache (its own process), reached through a
+proxy on 127.0.0.1 that delays every request by the same latency and counts them. Builds:
+
+- writer: a cold build with ``--cache-write`` semantics (MEDIASHORTCODES_CACHE_REMOTE_WRITE),
+  empty local cache: fills the remote;
+- warm: the writer's local cache, the remote configured (a local hit never asks it);
+- fresh: an empty local cache (a new runner), the warm remote, read-only.
+
+The target (docs/ci.md): a fresh build makes 0 requests to the service and takes at most
+warm + K x latency / jobs for the K blobs it fetches; its output is byte-identical to the
+warm build's. Prints a table, then one JSON object as the last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import generate  # noqa: E402
+from run import BenchmarkError, Build, SandboxProcess, run_build  # noqa: E402
+
+BUCKET = "bench-cache"
+CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "bench-key-id",
+    "AWS_SECRET_ACCESS_KEY": "bench-secret",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+_METHODS = (b"GET ", b"PUT ", b"HEAD ", b"POST ", b"DELETE ")
+
+
+class LatencyProxy:
+    """A TCP proxy on 127.0.0.1 that holds every request for ``latency_ms`` (as the sandbox
+    holds every answer) and counts requests by method."""
+
+    def __init__(self, upstream_port: int, latency_ms: float) -> None:
+        self.upstream = ("127.0.0.1", upstream_port)
+        self.latency = latency_ms / 1000
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.endpoint = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        self._listener.close()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.counts = {}
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.upstream)
+            for sock in (client, upstream):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for args in ((client, upstream, True), (upstream, client, False)):
+                threading.Thread(target=self._pump, args=args, daemon=True).start()
+
+    def _pump(self, source: socket.socket, target: socket.socket, requests: bool) -> None:
+        try:
+            while data := source.recv(1 << 16):
+                if requests and data.startswith(_METHODS):
+                    method = data.split(b" ", 1)[0].decode()
+                    with self._lock:
+                        self.counts[method] = self.counts.get(method, 0) + 1
+                    time.sleep(self.latency)
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, target):
+                with suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+
+
+@contextmanager
+def s3_server(log: Path) -> Iterator[int]:
+    """moto's standalone server on a free port of 127.0.0.1, ended by its process id."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    script = Path(sys.executable).with_name("moto_server")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "moto.server"]
+    with log.open("w") as errors:
+        process = subprocess.Popen(
+            [*command, "-H", "127.0.0.1", "-p", str(port)], stdout=errors, stderr=errors
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/moto-api/", timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise BenchmarkError(f"moto's server did not start; see {log}") from None
+                time.sleep(0.1)
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/{BUCKET}", method="PUT")
+        urllib.request.urlopen(request, timeout=10).close()
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class _Service:
+    """The sandbox as run_build sees it, with the remote cache's settings added."""
+
+    def __init__(self, sandbox: SandboxProcess, env: dict[str, str]) -> None:
+        self._sandbox = sandbox
+        self.env = {**sandbox.env, **env}
+
+    def reset_stats(self) -> None:
+        self._sandbox.reset_stats()
+
+    def stats(self) -> dict[str, int]:
+        return self._sandbox.stats()
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    """Whether two output folders hold the same files with the same bytes."""
+    compared = filecmp.dircmp(a, b)
+    if compared.left_only or compared.right_only or compared.funny_files:
+        return False
+    _match, mismatch, errors = filecmp.cmpfiles(a, b, compared.common_files, shallow=False)
+    if mismatch or errors:
+        return False
+    return all(same_tree(a / sub, b / sub) for sub in compared.common_dirs)
+
+
+def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> dict[str, Any]:
+    workload = generate(workdir / "site", n=n, k=k, seed=0)
+    site = workdir / "site"
+    results: dict[str, list[Build]] = {"writer": [], "warm": [], "fresh": []}
+    remote_requests: dict[str, list[dict[str, int]]] = {"writer": [], "warm": [], "fresh": []}
+    outputs: dict[str, Path] = {}
+    with (
+        SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox,
+        s3_server(workdir / "moto.log") as port,
+    ):
+        proxy = LatencyProxy(port, latency_ms)
+        remote_env = {
+            **CREDENTIALS,
+            "MEDIASHORTCODES_CACHE_REMOTE": f"s3://{BUCKET}/site",
+            "MEDIASHORTCODES_CACHE_REMOTE_ENDPOINT": proxy.endpoint,
+        }
+        reader = _Service(sandbox, remote_env)
+        writer = _Service(sandbox, {**remote_env, "MEDIASHORTCODES_CACHE_REMOTE_WRITE": "1"})
+        plain = _Service(sandbox, {})
+        number = iter(range(1, 1000))
+
+        def build(kind: str, service: _Service, cache: Path) -> Build:
+            output = workdir / "out" / f"{next(number):03d}-{kind}"
+            proxy.reset()
+            result = run_build(kind, site, cache, output, service, jobs=None)  # type: ignore[arg-type]
+            if kind in results:
+                results[kind].append(result)
+                remote_requests[kind].append(dict(proxy.counts))
+                outputs[kind] = output
+            print(
+                f"  {kind:<6} {result.seconds:7.2f} s  service {result.requests:5d}  "
+                f"remote {sum(proxy.counts.values()):5d} {dict(proxy.counts)}",
+                file=sys.stderr,
+                flush=True,
+            )
+            return result
+
+        print("priming the sandbox (a cold build without the remote, not counted)", file=sys.stderr)
+        build("prime", plain, workdir / "cache-prime")
+        build("writer", writer, workdir / "cache-writer")
+        for run in range(runs):
+            build("warm", reader, workdir / "cache-writer")
+            build("fresh", reader, workdir / f"cache-fresh-{run}")
+        proxy.close()
+
+    def median(kind: str) -> float:
+        return statistics.median(b.seconds for b in results[kind])
+
+    fresh_gets = max(r.get("GET", 0) for r in remote_requests["fresh"])
+    blobs = workload.variants
+    bound = median("warm") + blobs * (latency_ms / 1000) / 16
+    figures: dict[str, Any] = {
+        "n": n,
+        "k": k,
+        "latency_ms": latency_ms,
+        "runs": runs,
+        "variants": blobs,
+        "writer_s": round(median("writer"), 3),
+        "warm_s": round(median("warm"), 3),
+        "fresh_s": round(median("fresh"), 3),
+        "fresh_bound_s": round(bound, 3),
+        "fresh_service_requests": max(b.requests for b in results["fresh"]),
+        "fresh_remote_requests": max(sum(r.values()) for r in remote_requests["fresh"]),
+        "fresh_remote_gets": fresh_gets,
+        "warm_remote_requests": max(sum(r.values()) for r in remote_requests["warm"]),
+        "writer_remote_requests": remote_requests["writer"][0],
+        "fresh_identical_to_warm": same_tree(outputs["warm"], outputs["fresh"]),
+    }
+    figures["targets"] = {
+        "fresh_no_service_requests": figures["fresh_service_requests"] == 0,
+        "fresh_within_bound": figures["fresh_s"] <= bound,
+        "fresh_identical_to_warm": figures["fresh_identical_to_warm"],
+        "warm_no_remote_requests": figures["warm_remote_requests"] == 0,
+    }
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=None, help="pages (W1: 1000)")
+    parser.add_argument("--k", type=int, default=None, help="distinct images (W1: 300)")
+    parser.add_argument("--latency-ms", type=float, default=20.0)
+    parser.add_argument("--runs", type=int, default=None, help="warm and fresh builds (3)")
+    parser.add_argument("--quick", action="store_true", help="100 pages, 30 images, 2 runs")
+    args = parser.parse_args(argv)
+    n = args.n or (100 if args.quick else 1000)
+    k = args.k or (30 if args.quick else 300)
+    runs = args.runs or (2 if args.quick else 3)
+    with tempfile.TemporaryDirectory(prefix="mediashortcodes-remote-bench-") as tmp:
+        try:
+            figures = measure(Path(tmp), n=n, k=k, latency_ms=args.latency_ms, runs=runs)
+        except BenchmarkError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+    f = figures
+    print(
+        f"remote cache: {n} pages, {f['variants']} variants, latency {f['latency_ms']:g} ms\n"
+        f"writer (cold, fills the remote) {f['writer_s']:.3f} s, remote "
+        f"{f['writer_remote_requests']}\n"
+        f"warm local                      {f['warm_s']:.3f} s, remote requests "
+        f"{f['warm_remote_requests']}\n"
+        f"fresh runner, warm remote       {f['fresh_s']:.3f} s (bound {f['fresh_bound_s']:.3f} s"
+        f" = warm + {f['variants']} x {f['latency_ms']:g} ms / 16), service requests "
+        f"{f['fresh_service_requests']}, remote requests {f['fresh_remote_requests']}\n"
+        f"fresh output identical to warm: {f['fresh_identical_to_warm']}"
+    )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.pop("MEDIASHORTCODES_CACHE_REMOTE", None)
+    sys.exit(main())
