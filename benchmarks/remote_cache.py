@@ -222,6 +222,8 @@ def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> d
         "warm_s": round(median("warm"), 3),
         "fresh_s": round(median("fresh"), 3),
         "fresh_bound_s": round(bound, 3),
+        "warm_cpu_s": round(statistics.median(b.cpu_seconds for b in results["warm"]), 3),
+        "fresh_cpu_s": round(statistics.median(b.cpu_seconds for b in results["fresh"]), 3),
         "fresh_service_requests": max(b.requests for b in results["fresh"]),
         "fresh_remote_requests": max(sum(r.values()) for r in remote_requests["fresh"]),
         "fresh_remote_gets": fresh_gets,
@@ -260,9 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         f"remote cache: {n} pages, {f['variants']} variants, latency {f['latency_ms']:g} ms\n"
         f"writer (cold, fills the remote) {f['writer_s']:.3f} s, remote "
         f"{f['writer_remote_requests']}\n"
-        f"warm local                      {f['warm_s']:.3f} s, remote requests "
+        f"warm local                      {f['warm_s']:.3f} s (CPU {f['warm_cpu_s']:.3f} s), "
+        "remote requests "
         f"{f['warm_remote_requests']}\n"
-        f"fresh runner, warm remote       {f['fresh_s']:.3f} s (bound {f['fresh_bound_s']:.3f} s"
+        f"fresh runner, warm remote       {f['fresh_s']:.3f} s (CPU {f['fresh_cpu_s']:.3f} s; "
+        f"bound {f['fresh_bound_s']:.3f} s"
         f" = warm + {f['variants']} x {f['latency_ms']:g} ms / 16), service requests "
         f"{f['fresh_service_requests']}, remote requests {f['fresh_remote_requests']}\n"
         f"fresh output identical to warm: {f['fresh_identical_to_warm']}"
