@@ -38,7 +38,7 @@ from ..language import Shortcode
 from ..pymarkdown import MediaShortcodesExtension
 from ..pymarkdown.extension import start_line_in
 from ..site.hosted import HostedBuild, Resolved, host_config, page_title, previous_manifest
-from ..site.outputdir import swap_into_place
+from ..site.outputdir import remove_leftovers, swap_into_place
 from ..site.pages import display_path
 from ..usage.manifest import MANIFEST_NAME
 
@@ -116,6 +116,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
     def _stage(self, config: Any) -> None:
         """Build into a folder beside ``site_dir``; it replaces the site only on success."""
         real = Path(config.site_dir)
+        remove_leftovers(real)  # of builds that were killed
         staging = real.parent / f".{real.name}.staging-{os.getpid()}"
         shutil.rmtree(staging, ignore_errors=True)
         if self.dirty and real.is_dir():  # a dirty build rewrites only what changed

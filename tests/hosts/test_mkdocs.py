@@ -140,6 +140,7 @@ def test_every_problem_of_the_site_is_listed_and_the_previous_site_stays(
     mkdocs_project(tmp_path, sandbox_server, {"index.md": PROBLEMS["index.md"]})
     assert run(["mkdocs", "build"], tmp_path, host_env).returncode == 0
     before = tree(tmp_path / "site")
+    (tmp_path / ".site.staging-4194301").mkdir()  # a build killed earlier left it
     write_files(tmp_path / "docs", PROBLEMS)
     failed = run(["mkdocs", "build"], tmp_path, host_env)
     assert failed.returncode != 0
