@@ -77,6 +77,12 @@ def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
     help="Read the cache, never write it (untrusted builds; also [cache] read_only, "
     f"{config_mod.ENV_CACHE_READ_ONLY}=1).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    metavar="N",
+    help="Processes that render and write pages (default: one per CPU, for 50 pages or more).",
+)
 @base_url_option
 @click.option(
     "--cache-write",
@@ -94,6 +100,7 @@ def build(
     keep_going: bool,
     jobs: int | None,
     cache_read_only: bool,
+    workers: int | None,
     base_url: str | None,
     cache_write: bool,
 ) -> None:
@@ -112,6 +119,7 @@ def build(
         jobs=jobs,
         cache_read_only=cache_read_only,
         cache_write=cache_write,
+        workers=workers,
         keep_going=keep_going or config.build.on_missing == "placeholder",
     )
     result = _run(SiteBuilder(config, options))

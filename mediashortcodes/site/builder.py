@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Mapping
@@ -50,6 +51,7 @@ from .outputdir import check_output_dir, refuse_escapes, remove_leftovers, swap_
 from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
 from .static_files import check_static, copy_static
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
+from .workers import Workers, render_in_workers, workers_for
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class BuildOptions:
     syntax_only: bool = False  # check --offline: parse only
     cache_read_only: bool = False  # read the cache, never write it (also [cache] read_only)
     cache_write: bool = False  # write the shared tier (also [cache] remote_write)
+    workers: int | None = None  # processes rendering and writing pages; None: one per CPU
 
 
 @dataclass
@@ -145,6 +148,7 @@ class SiteBuilder:
         self.markdown = _markdown(self.deferred)
         self.undefined_prints = UndefinedPrints()
         self.env = self._environment()
+        self._workers: Workers | None = None  # --workers: the processes rendering with this one
 
     def _environment(self) -> jinja2.Environment:
         env = jinja2.Environment(
@@ -168,8 +172,20 @@ class SiteBuilder:
         listed: list[pages_mod.PageSource] | None = None,
     ) -> list[RenderedPage]:
         """Each of ``sources`` rendered with markers; ``site.pages`` lists ``listed`` (by
-        default ``sources``: the whole site)."""
-        site = {
+        default ``sources``: the whole site). In ``--workers`` processes when there are many."""
+        site = self.site_variables(sources if listed is None else listed)
+        # Some pages again (serve's update_pages) write in place here: one process.
+        workers = workers_for(self.options.workers, len(sources)) if listed is None else 1
+        if workers > 1:
+            rendered, self._workers = render_in_workers(self, sources, site, workers)
+            return rendered
+        rendered = self.render_pages(sources, site)
+        self._warnings += self.undefined_prints.warnings()
+        return rendered
+
+    def site_variables(self, listed: list[pages_mod.PageSource]) -> dict[str, Any]:
+        """The ``site`` every layout gets: the base URL and the data of the ``listed`` pages."""
+        return {
             "base_url": self.config.site.base_url,
             "pages": [
                 {
@@ -178,48 +194,60 @@ class SiteBuilder:
                     "date": s.front_matter.get("date"),
                     "front_matter": s.front_matter,
                 }
-                for s in (sources if listed is None else listed)
+                for s in listed
             ],
         }
+
+    def render_pages(
+        self, sources: list[pages_mod.PageSource], site: dict[str, Any]
+    ) -> list[RenderedPage]:
+        """Render ``sources`` in order, recording their shortcodes in ``self.deferred``; a page
+        whose layout fails is left out (its problem is recorded)."""
         rendered: list[RenderedPage] = []
-        undefined_prints = self.undefined_prints
         for source in sources:
-            self.deferred.begin_page(source.display_path)
-            env: dict[str, Any] = {
-                "mediashortcodes": {
-                    "path": source.display_path,
-                    "start_line": source.body_start_line,
-                }
-            }
-            content = self.markdown.render(source.body, env)
-            if problems := env["mediashortcodes"].get("problems"):
-                self.deferred.problems += [replace(p, code=p.code or SHORTCODE) for p in problems]
-            if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
-                self._warnings += [replace(w, code=w.code or MARKDOWN) for w in warnings]
-            page = {
-                **source.front_matter,
-                "title": source.title,
-                "url": source.url,
-                "date": source.front_matter.get("date"),
-                "content": Markup(content),
-                "front_matter": source.front_matter,
-            }
-            undefined_prints.begin_page(source.display_path, page, site)
-            try:
-                template = self.env.get_template(source.template)
-                html = template.render(page=page, site=site)
-            except MediaShortcodesError:
-                raise
-            except Exception as exc:  # a layout's bug, even a TypeError, is a listed problem
-                found = template_problem(exc, source, self.templates_dir)
-                if isinstance(found, OnPage):
-                    self.deferred.on_pages.append(found)
-                else:
-                    self.deferred.problems.append(found)
-                continue
-            rendered.append(RenderedPage(source, html, self.deferred.used))  # a new set each page
-        self._warnings += undefined_prints.warnings()
+            page = self.render_page(source, site)
+            if page is not None:
+                rendered.append(page)
         return rendered
+
+    def render_page(
+        self, source: pages_mod.PageSource, site: dict[str, Any]
+    ) -> RenderedPage | None:
+        """One page: its Markdown, then its layout, with a marker for each shortcode."""
+        self.deferred.begin_page(source.display_path)
+        env: dict[str, Any] = {
+            "mediashortcodes": {
+                "path": source.display_path,
+                "start_line": source.body_start_line,
+            }
+        }
+        content = self.markdown.render(source.body, env)
+        if problems := env["mediashortcodes"].get("problems"):
+            self.deferred.problems += [replace(p, code=p.code or SHORTCODE) for p in problems]
+        if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
+            self._warnings += [replace(w, code=w.code or MARKDOWN) for w in warnings]
+        page = {
+            **source.front_matter,
+            "title": source.title,
+            "url": source.url,
+            "date": source.front_matter.get("date"),
+            "content": Markup(content),
+            "front_matter": source.front_matter,
+        }
+        self.undefined_prints.begin_page(source.display_path, page, site)
+        try:
+            template = self.env.get_template(source.template)
+            html = template.render(page=page, site=site)
+        except MediaShortcodesError:
+            raise
+        except Exception as exc:  # a layout's bug, even a TypeError, is a listed problem
+            found = template_problem(exc, source, self.templates_dir)
+            if isinstance(found, OnPage):
+                self.deferred.on_pages.append(found)
+            else:
+                self.deferred.problems.append(found)
+            return None
+        return RenderedPage(source, html, self.deferred.used)  # a new set each page
 
     # -- phase 2: resolve -----------------------------------------------------------------
 
@@ -268,6 +296,9 @@ class SiteBuilder:
             exc.warnings = exc.warnings or tuple(self._warnings)  # listed after the errors
             raise
         finally:
+            if self._workers is not None:
+                self._workers.close()
+                self._workers = None
             self.cache.close()  # a read-only cache's downloads, published by now, go
             gc.unfreeze()  # what the phases froze (cyclic_gc_paused) is collected as usual again
 
@@ -522,18 +553,15 @@ class SiteBuilder:
             if static_dir.is_dir():
                 self._warnings += copy_static(static_dir, staging, shown_static)
             staging.mkdir(parents=True, exist_ok=True)
+            own = rendered
+            if self._workers is not None:  # they write their pages meanwhile
+                self._workers.write(staging, html_by_index, element_ids)
+                own = self._workers.own
             publish_media(self.cache, images, staging / self.config.site.media_dir)
-
-            for page in rendered:
-                target = staging / page.source.output_file
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(
-                    with_markers_replaced(
-                        page.html, self.deferred.marker, html_by_index, element_ids
-                    ),
-                    encoding="utf-8",
-                )
+            write_pages(own, staging, self.deferred.marker, html_by_index, element_ids)
             manifest.write_atomic(staging / MANIFEST_NAME)
+            if self._workers is not None:
+                self._workers.wait()
             swap_into_place(staging, self.output)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -560,6 +588,23 @@ class SiteBuilder:
         listed = Manifest.from_json((self.output / MANIFEST_NAME).read_bytes())
         Manifest(listed.site, {**listed.pages, **manifest.pages}).write_atomic(
             self.output / MANIFEST_NAME
+        )
+
+
+def write_pages(
+    rendered: list[RenderedPage],
+    staging: Path,
+    marker: re.Pattern[str],
+    html_by_index: list[str],
+    element_ids: Mapping[int, str],
+) -> None:
+    """Write each page into ``staging``, its markers replaced by its shortcodes' HTML."""
+    for page in rendered:
+        target = staging / page.source.output_file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(
+            with_markers_replaced(page.html, marker, html_by_index, element_ids),
+            encoding="utf-8",
         )
 
 

@@ -80,11 +80,16 @@ class UndefinedPrints:
         problem = Problem(path, line, 0, f"{what} is undefined, so it printed nothing", UNDEFINED)
         self._found[OnPage(problem, self.page, ADVICE)] = None
 
-    def warnings(self) -> list[Problem]:
+    def warnings(self, found: list[OnPage] | None = None) -> list[Problem]:
         """One line per place and name, naming the pages it happened on; then forgotten (a
-        builder that builds again warns afresh)."""
+        builder that builds again warns afresh). ``found``: these instead, taken from the
+        recorders of the processes that rendered the pages (``--workers``), in page order."""
+        return pages_named(found or self.take())
+
+    def take(self) -> list[OnPage]:
+        """What was recorded, in the order first met; then forgotten."""
         found, self._found = self._found, {}
-        return pages_named(found)
+        return list(found)
 
     def _described(self, value: jinja2.Undefined, filename: str | None, line: int) -> str:
         """``undefined_var``, ``item.titel`` as the line writes it, else ``page.titel`` when

@@ -27,7 +27,8 @@ class DeferredRenderer:
 
     def __init__(self) -> None:
         self.shortcodes: list[Shortcode] = []
-        self._index: dict[int, int] = {}
+        self._index: dict[int, int] = {}  # id(shortcode) -> its index, for every one listed
+        self._places: dict[Shortcode, int] = {}  # places outside the page's own text
         self.problems: list[Problem] = []
         # Problems at a place outside the page being rendered (a layout's): each names its page.
         self.on_pages: list[OnPage] = []
@@ -48,12 +49,19 @@ class DeferredRenderer:
             self.page_uses.append((page, self.used))
 
     def render(self, shortcode: Shortcode) -> str:
-        # By identity: every place in Markdown is a new shortcode, and a layout's is one object
-        # rendered on every page (hashing each would cost more than the rest of this).
-        # The list keeps each object alive, so no identity is reused.
-        index = self._index.setdefault(id(shortcode), len(self.shortcodes))
+        if shortcode.location.path == self.page:
+            # A place in the page's own text: each is a new object, known by its identity
+            # (hashing each would cost more than the rest of this). The list keeps every
+            # object alive, so no identity is reused.
+            index = self._index.setdefault(id(shortcode), len(self.shortcodes))
+        else:
+            # A layout's, a partial's, a function's or a filter's place is one place on every
+            # page it is on, however many objects stand for it: known by its text and place,
+            # so pages rendered in several processes find the same places (site/workers.py).
+            index = self._places.setdefault(shortcode, len(self.shortcodes))
         if index == len(self.shortcodes):
             self.shortcodes.append(shortcode)
+            self._index[id(shortcode)] = index
         self.used.add(index)
         return f"{self._opening}{index}\x03"
 
@@ -64,6 +72,39 @@ class DeferredRenderer:
         else:
             self.problems.append(problem)
         return ""
+
+    def by_value(self) -> list[int]:
+        """The indices of places known by their text and place (see :meth:`render`)."""
+        return list(self._places.values())
+
+    def absorb(
+        self,
+        shortcodes: list[Shortcode],
+        by_value: list[int],
+        problems: list[Problem],
+        on_pages: list[OnPage],
+        page_uses: list[tuple[str, set[int]]],
+    ) -> tuple[list[int], list[set[int]]]:
+        """Take in what another renderer recorded for the pages after ours (a worker's) as if
+        this one had rendered them; return each of its indices in ours, and its pages' uses."""
+        table: list[int] = []
+        shared = set(by_value)
+        for i, shortcode in enumerate(shortcodes):
+            index = len(self.shortcodes)
+            if i in shared:
+                index = self._places.setdefault(shortcode, index)
+            if index == len(self.shortcodes):
+                self.shortcodes.append(shortcode)
+                self._index[id(shortcode)] = index
+            table.append(index)
+        self.problems += problems
+        self.on_pages += on_pages
+        uses: list[set[int]] = []
+        for page, used in page_uses:
+            mapped = {table[i] for i in used}
+            self.page_uses.append((page, mapped))
+            uses.append(mapped)
+        return table, uses
 
     def found_problems(self) -> list[Problem | OnPage]:
         """Every problem found while rendering (malformed shortcodes, broken layouts)."""

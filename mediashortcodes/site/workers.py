@@ -1,0 +1,282 @@
+"""Pages rendered and written by several processes: ``build --workers N``.
+
+The pages are cut into N runs of consecutive pages of about equal text. The builder forks
+N - 1 workers and renders the first run itself; each worker renders its run with the
+builder it inherited (Markdown, then the layout, a marker for each shortcode), keeps the
+HTML, and sends back what resolving needs: its shortcodes, problems, warnings and which page
+used which shortcode. The builder takes them in page order, so it holds exactly what one
+process would have recorded (site/markers.py, ``DeferredRenderer.absorb``), resolves every
+reference once for the whole site, and sends each worker the HTML of its shortcodes; the
+workers write their pages into the staging folder while the builder publishes the media.
+The output is byte for byte the same for any N.
+
+Whatever a worker meets is the build's: a content problem is listed as ever; a worker that
+dies or fails stops the build before the staging folder is swapped in, so the previous
+output stays as it was. Workers are forked: the modules and compiled layouts are already
+loaded, and nothing is pickled on the way in. A process is forked only while it runs a
+single thread (a thread holding a lock at the fork would leave it locked in the child), and
+only where ``fork`` is safe: elsewhere (Windows, macOS) the build runs in one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import pickle
+import sys
+import threading
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MediaShortcodesError, Problem
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+    from .builder import RenderedPage, SiteBuilder
+    from .pages import PageSource
+    from .template_problems import OnPage
+
+# Below this many pages per process, forking costs more than it saves (the example site
+# has 7 pages); an explicit --workers N is used as given.
+PAGES_PER_WORKER = 50
+
+
+class WorkerError(MediaShortcodesError):
+    """A worker process died or failed; nothing was written."""
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (a container's or ``taskset``'s limit included)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Whether this process may fork workers now (see the module's docstring)."""
+    return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
+
+
+def workers_for(requested: int | None, pages: int) -> int:
+    """How many processes render ``pages`` pages: ``requested``, else one per usable CPU and
+    per PAGES_PER_WORKER pages; never more than one per page, one where forking is not done."""
+    if pages < 2 or requested == 1 or not can_fork():
+        return 1
+    if requested is None:
+        return max(1, min(usable_cpus(), pages // PAGES_PER_WORKER))
+    return max(1, min(requested, pages))
+
+
+def runs_of(sources: list[PageSource], n: int) -> list[slice]:
+    """``n`` runs of consecutive pages, of about equal text (Markdown is most of the work)."""
+    weights = [len(source.body) + 500 for source in sources]  # + the layout's share
+    total = sum(weights)
+    cuts = [0]
+    done = 0
+    for i, weight in enumerate(weights):
+        if done >= total * len(cuts) / n and len(cuts) < n and i > cuts[-1]:
+            cuts.append(i)
+        done += weight
+    cuts.append(len(sources))
+    return [slice(a, b) for a, b in itertools.pairwise(cuts)]
+
+
+@dataclass
+class Rendered:
+    """What a worker sends back after rendering its run (everything but the HTML)."""
+
+    shortcodes: list[Any]
+    by_value: list[int]  # indices of places that are one place on every page they are on
+    problems: list[Problem]
+    on_pages: list[OnPage]
+    page_uses: list[tuple[str, set[int]]]
+    pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
+    warnings: list[str]
+    undefined: list[OnPage]  # undefined values printed, as the layout warnings count them
+
+
+@dataclass
+class Worker:
+    process: BaseProcess
+    connection: Connection
+    run: slice
+    first: str  # the first and last pages of its run, for messages
+    last: str
+    table: list[int] = field(default_factory=list)  # its shortcode index -> the build's
+
+    def receive(self) -> Any:
+        try:
+            kind, value = self.connection.recv()
+        except (EOFError, OSError):
+            self.process.join(timeout=5)
+            raise WorkerError(self._stopped(f"exit code {self.process.exitcode}")) from None
+        if kind == "failed":
+            if isinstance(value, BaseException):
+                raise value
+            raise WorkerError(self._stopped(value))
+        return value
+
+    def _stopped(self, why: str) -> str:
+        return (
+            f"the worker process rendering {self.first} to {self.last} stopped ({why}); "
+            "nothing was written. Build again with --workers 1 to build in one process"
+        )
+
+
+class Workers:
+    """The forked workers of one build, from rendering to writing; ``close`` ends them."""
+
+    def __init__(self) -> None:
+        self.workers: list[Worker] = []
+        self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
+
+    def write(
+        self, staging: Path, html_by_index: list[str], element_ids: Mapping[int, str]
+    ) -> None:
+        """Ask every worker to write its pages into ``staging`` (answers: :meth:`wait`)."""
+        for worker in self.workers:
+            html = [html_by_index[i] for i in worker.table]
+            ids = {k: element_ids[i] for k, i in enumerate(worker.table) if i in element_ids}
+            worker.connection.send((str(staging), html, ids))
+
+    def wait(self) -> None:
+        for worker in self.workers:
+            worker.receive()
+
+    def close(self) -> None:
+        """End every worker still running (after a problem, or Ctrl-C)."""
+        for worker in self.workers:
+            if worker.process.is_alive():
+                with contextlib.suppress(OSError):
+                    worker.connection.send(None)  # "nothing to write": it exits
+            worker.process.join(timeout=2)
+            if worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join()
+            worker.connection.close()
+        self.workers = []
+
+
+def render_in_workers(
+    builder: SiteBuilder, sources: list[PageSource], site: dict[str, Any], n: int
+) -> tuple[list[RenderedPage], Workers]:
+    """Render ``sources`` in ``n`` processes (this one included); the rendered pages in
+    order (the workers' without their HTML, which the workers keep) and the workers."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    runs = runs_of(sources, n)
+    _load_templates(builder, sources)  # compiled once, inherited by every worker
+    for stream in (sys.stdout, sys.stderr):  # or a worker would write what is buffered again
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            stream.flush()
+    pool = Workers()
+    try:
+        for run in runs[1:]:
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_work, args=(builder, sources[run], site, theirs), daemon=True
+            )
+            process.start()
+            theirs.close()
+            part = sources[run]
+            pool.workers.append(
+                Worker(process, ours, run, part[0].display_path, part[-1].display_path)
+            )
+        pool.own = builder.render_pages(sources[runs[0]], site)
+        rendered = list(pool.own)
+        undefined = builder.undefined_prints.take()
+        for worker in pool.workers:
+            report: Rendered = worker.receive()
+            worker.table, uses = builder.deferred.absorb(
+                report.shortcodes,
+                report.by_value,
+                report.problems,
+                report.on_pages,
+                report.page_uses,
+            )
+            part = sources[worker.run]
+            rendered += [_page_held_elsewhere(part[k], uses[j]) for k, j in report.pages]
+            builder._warnings += report.warnings
+            undefined += report.undefined
+        builder._warnings += builder.undefined_prints.warnings(undefined)
+    except BaseException:
+        pool.close()
+        raise
+    return rendered, pool
+
+
+def _page_held_elsewhere(source: PageSource, used: set[int]) -> RenderedPage:
+    from .builder import RenderedPage
+
+    return RenderedPage(source, "", used)
+
+
+def _load_templates(builder: SiteBuilder, sources: list[PageSource]) -> None:
+    """Compile the layouts the pages name before forking; a broken one is left to the page
+    that uses it, which records the problem as it would in one process."""
+    for name in {source.template for source in sources}:
+        try:
+            builder.env.get_template(name)
+        except Exception:
+            continue
+
+
+def _work(
+    builder: SiteBuilder, sources: list[PageSource], site: dict[str, Any], connection: Connection
+) -> None:
+    """A worker: render ``sources``, report, then write them or stop."""
+    try:
+        rendered = builder.render_pages(sources, site)
+        deferred = builder.deferred
+        index = {id(source): k for k, source in enumerate(sources)}
+        uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
+        connection.send(
+            (
+                "rendered",
+                Rendered(
+                    shortcodes=deferred.shortcodes,
+                    by_value=deferred.by_value(),
+                    problems=deferred.problems,
+                    on_pages=deferred.on_pages,
+                    page_uses=deferred.page_uses,
+                    pages=[(index[id(page.source)], uses[id(page.used)]) for page in rendered],
+                    warnings=builder._warnings,
+                    undefined=builder.undefined_prints.take(),
+                ),
+            )
+        )
+        order = connection.recv()
+        if order is None:
+            return
+        staging, html, element_ids = order
+        from .builder import write_pages
+
+        write_pages(rendered, Path(staging), deferred.marker, html, element_ids)
+        connection.send(("written", None))
+    except BaseException as exc:
+        with contextlib.suppress(OSError, ValueError):
+            connection.send(("failed", _sendable(exc)))
+    finally:
+        connection.close()
+
+
+def _sendable(exc: BaseException) -> BaseException | str:
+    """The exception itself when it survives pickling (a content or config error keeps its
+    type and exit code), else its description."""
+    if isinstance(exc, MediaShortcodesError):
+        try:
+            copy = pickle.loads(pickle.dumps(exc))
+        except Exception:
+            return str(exc)
+        return copy if str(copy) == str(exc) else str(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
