@@ -59,6 +59,8 @@ class ServiceConfig:
     allowed_download_hosts: tuple[str, ...] = ()
     allow_http_downloads: bool = False
     timeout: float = 30.0
+    # A whole image download, retries included: a link that trickles never stalls a build.
+    download_timeout: float = 120.0
     max_retries: int = 5
     retry_total_seconds: float = 60.0
 
@@ -194,6 +196,7 @@ _CHOICES = {
 # Numbers outside these bounds would crash a build or make it wait forever for nothing.
 _POSITIVE = {
     ("service", "timeout"),
+    ("service", "download_timeout"),
     ("images", "max_bytes"),
     ("build", "jobs"),
     ("cache", "remote_timeout"),

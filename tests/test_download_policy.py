@@ -71,7 +71,28 @@ def test_plain_http_is_accepted_when_the_api_is_plain_http_on_loopback():
 @pytest.mark.parametrize(
     ("host", "parent"),
     [("api.example.com", "example.com"), ("example.com", "example.com"), ("localhost", ""),
-     ("127.0.0.1", ""), ("::1", "")],
+     ("127.0.0.1", ""), ("::1", ""), ("api.x.co.uk", "x.co.uk"), ("co.uk", ""),
+     ("a.b.github.io", "b.github.io"), ("github.io", ""),
+     ("app.azurewebsites.net", "app.azurewebsites.net")],
 )  # fmt: skip
-def test_the_parent_domain_is_the_last_two_labels_of_a_name(host, parent):
+def test_the_parent_domain_is_the_registrable_domain_by_the_public_suffix_list(host, parent):
     assert parent_domain(host) == parent
+
+
+@pytest.mark.parametrize(
+    ("api", "foreign"),
+    [
+        ("https://api.x.co.uk", "https://evil.co.uk/dn/t/file"),
+        ("https://api.x.co.uk", "https://co.uk/dn/t/file"),
+        ("https://media.github.io", "https://attacker.github.io/dn/t/file"),
+        ("https://dam.azurewebsites.net", "https://evil.azurewebsites.net/dn/t/file"),
+    ],
+)
+def test_a_host_that_only_shares_a_public_suffix_with_the_api_is_refused(api, foreign):
+    with pytest.raises(DownloadRejectedError, match="allowed_download_hosts"):
+        DownloadPolicy(base_url=api).check(foreign)
+    DownloadPolicy(base_url=api).check(api + "/dn/t/file")  # the API host itself still is fine
+
+
+def test_a_host_under_the_apis_registrable_domain_is_accepted():
+    DownloadPolicy(base_url="https://api.x.co.uk").check("https://cdn.x.co.uk/dn/t/file")

@@ -319,6 +319,47 @@ def redirect_target(response: httpx.Response, policy: DownloadPolicy, hops: int)
     return target
 
 
+# An API answer is JSON metadata: past this many bytes (decoded: a small gzip can unpack to
+# gigabytes) it is refused rather than held in memory.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+
+def answer_too_large(what: str) -> InvalidResponseError:
+    return InvalidResponseError(
+        f"{what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB of JSON "
+        "(decoded); it was not read: tell the service operator"
+    )
+
+
+class Capped:
+    """A body read chunk by chunk, refused (``refuse()`` raised) once past ``limit`` bytes."""
+
+    def __init__(self, limit: int, refuse: Callable[[], Exception]) -> None:
+        self.limit = limit
+        self.refuse = refuse
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.limit:
+            raise self.refuse()
+        self.chunks.append(chunk)
+
+
+def keep_body(response: httpx.Response, chunks: list[bytes]) -> httpx.Response:
+    """A streamed answer, read (capped) by the caller, made readable as a whole again."""
+    response._content = b"".join(chunks)  # what httpx's own read() sets
+    return response
+
+
+def too_slow(host: str, seconds: float) -> InvalidResponseError:
+    return InvalidResponseError(
+        f"the download from {host} did not finish within {seconds:g} s; the link may be "
+        "throttled: run again, or raise [service] download_timeout in mediashortcodes.toml"
+    )
+
+
 def complete_body(response: httpx.Response, declared: int | None, chunks: list[bytes]) -> bytes:
     body = b"".join(chunks)
     # Content-Length counts the bytes on the wire (compressed, if encoded); a body that
@@ -344,8 +385,10 @@ class ClientBase:
         allowed_download_hosts: Iterable[str],
         allow_http_downloads: bool,
         clock: Callable[[], float] | None,
+        download_timeout: float = 120.0,
     ) -> None:
         self.base_url = check_base_url(base_url)
+        self._download_timeout = download_timeout  # a whole download, every attempt included
         self._credentials = credentials
         self._clock = clock or time.monotonic
         self._retry = RetryPolicy(max_retries=max_retries, total_seconds=retry_total_seconds)
@@ -370,6 +413,16 @@ class ClientBase:
         self.stats = RequestStats()
         self._stats_lock = threading.Lock()  # the sync client may be shared by threads
         install_log_redaction()
+
+    def _download_deadline(self, host: str) -> Callable[[], None]:
+        """A check to call while a download runs: raises once it has taken too long."""
+        ends = self._clock() + self._download_timeout
+
+        def check() -> None:
+            if self._clock() > ends:
+                raise too_slow(host, self._download_timeout)
+
+        return check
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
@@ -442,4 +495,5 @@ def client_settings(config: Config) -> dict[str, Any]:
         "download_url": service.download_url,
         "allowed_download_hosts": service.allowed_download_hosts,
         "allow_http_downloads": service.allow_http_downloads,
+        "download_timeout": service.download_timeout,
     }

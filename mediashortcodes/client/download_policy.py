@@ -2,17 +2,22 @@
 
 A ``downloadURL`` comes from the service's answer, so it is input to check, not an order to
 obey: the client fetches it only when its scheme and host are expected. Accepted hosts are
-the configured download host, the API host, a host under the API host's parent domain
-(its last two labels), and the hosts listed in ``[service] allowed_download_hosts``.
+the configured download host, the API host, a host under the API host's registrable domain
+(by the public-suffix list, its private section included: an API at ``api.x.co.uk`` vouches
+for ``*.x.co.uk``, not for every ``*.co.uk``; one at ``a.github.io`` for ``*.a.github.io``,
+not for other users' pages), and the hosts listed in ``[service] allowed_download_hosts``.
 Plain http is accepted only when allowed explicitly, or when the API itself is plain http
 on a loopback address (the local sandbox).
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from publicsuffixlist import PublicSuffixList
 
 from ..errors import InvalidResponseError
 
@@ -47,12 +52,19 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+@functools.cache
+def _suffixes() -> PublicSuffixList:
+    # The list bundled with the package (refreshed by its releases); nothing is fetched.
+    return PublicSuffixList()
+
+
 def parent_domain(host: str) -> str:
-    """The last two labels of a host name (``cdn.example.com`` -> ``example.com``)."""
+    """The registrable domain of a host name: one label under its public suffix
+    (``cdn.example.com`` -> ``example.com``, ``api.x.co.uk`` -> ``x.co.uk``); "" for an
+    address, a public suffix itself (``co.uk``, ``github.io``) or a name without one."""
     if not host or _is_ip(host):
         return ""
-    labels = host.split(".")
-    return ".".join(labels[-2:]) if len(labels) >= 2 else ""
+    return _suffixes().privatesuffix(host) or ""
 
 
 @dataclass(frozen=True)
@@ -100,6 +112,6 @@ class DownloadPolicy:
         if not self.host_allowed(host):
             raise DownloadRejectedError(
                 f"the service sent a download link on host {host}, which is neither the API "
-                "host, the download host nor under the API host's domain; add it to "
+                "host, the download host nor under the API host's registrable domain; add it to "
                 "[service] allowed_download_hosts in mediashortcodes.toml to accept it"
             )

@@ -135,7 +135,7 @@ def read_json(call: Call, response: httpx.Response) -> Any:
         )
     try:
         return response.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python can read
         raise InvalidResponseError(
             f"{call.what} answered with invalid JSON; try again, and tell the service "
             "operator if it persists",
@@ -186,8 +186,10 @@ def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
         text = response.text
     except (httpx.ResponseNotRead, UnicodeDecodeError):
         return ""
-    text = " ".join(text.split())[:200]
-    return redact(redact_urls_in(text), secrets)
+    # Masked before it is cut: a cut secret is no longer the secret the mask looks for (an
+    # echoed token request once showed 41 of a refresh token's 65 characters).
+    text = redact(redact_urls_in(" ".join(text.split())), secrets)
+    return text[:200]
 
 
 def token_error(response: httpx.Response, secrets: Iterable[str]) -> ServiceError:

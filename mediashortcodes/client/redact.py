@@ -95,14 +95,33 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-class RedactingFilter(logging.Filter):
-    """A logging filter that redacts the URLs in a record's message and arguments.
+# httpcore logs headers at DEBUG as Python reprs: ``(b'Location', b'https://...')``. The
+# values of these carry signed links, session cookies and bearer tokens: masked whole.
+_SECRET_HEADER = re.compile(
+    r"""(\(b['"](?:location|set-cookie|cookie|authorization|proxy-authorization)['"],\s*)"""
+    r"""b(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""",
+    re.IGNORECASE,
+)
 
-    httpx logs ``HTTP Request: GET <full URL>`` at INFO level; installed on the ``httpx``
-    logger this keeps the token request's query string out of every log handler.
+
+def redact_headers_in(text: str) -> str:
+    """Mask the values of credential-bearing headers in httpcore's log text."""
+    return _SECRET_HEADER.sub(rf"\g<1>b'{MASK}'", text)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts the URLs in a record's message and arguments, and the
+    values of credential-bearing headers (``Location``, ``Set-Cookie``, ``Authorization``).
+
+    httpx logs ``HTTP Request: GET <full URL>`` at INFO level, httpcore every response's
+    headers at DEBUG (a redirect's ``Location`` is a signed link); installed on their
+    loggers this keeps the token request's query string and signed links out of every log
+    handler.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and "(b'" in record.msg:
+            record.msg = redact_headers_in(record.msg)
         if isinstance(record.msg, str) and "://" in record.msg:
             record.msg = redact_urls_in(record.msg)
         if isinstance(record.args, tuple):
@@ -119,7 +138,19 @@ def _scrub(arg: object) -> object:
     return redact_urls_in(text) if "://" in text else arg
 
 
-def install_log_redaction(logger_names: Iterable[str] = ("httpx",)) -> None:
+# A filter applies to records of its own logger only, not of its children: each of
+# httpcore's loggers is named.
+HTTP_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+)
+
+
+def install_log_redaction(logger_names: Iterable[str] = HTTP_LOGGERS) -> None:
     """Put a :class:`RedactingFilter` on each named logger once (idempotent)."""
     for name in logger_names:
         logger = logging.getLogger(name)

@@ -13,12 +13,16 @@ import httpx
 from ..config import Config, Credentials
 from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .base import (
+    MAX_ANSWER_BYTES,
+    Capped,
     ClientBase,
     CutOff,
+    answer_too_large,
     client_settings,
     complete_body,
     declared_length,
     download_status_error,
+    keep_body,
     log,
     proxy_settings_checked,
     redirect_target,
@@ -63,6 +67,7 @@ class Client(ClientBase):
         allowed_download_hosts: Iterable[str] = (),
         allow_http_downloads: bool = False,
         token_margin: float = 60.0,
+        download_timeout: float = 120.0,
         sleep: Callable[[float], Any] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
@@ -76,6 +81,7 @@ class Client(ClientBase):
             allowed_download_hosts=allowed_download_hosts,
             allow_http_downloads=allow_http_downloads,
             clock=clock,
+            download_timeout=download_timeout,
         )
         self._sleep = sleep or time.sleep
         self._tokens = TokenManager(self._fetch_token, self._clock, token_margin)
@@ -132,8 +138,10 @@ class Client(ClientBase):
         """Fetch a download link without the access token, checking host, size and length."""
         host = self._check_download(url, max_bytes)
         attempts = self._attempts(f"the download from {host}")
+        in_time = self._download_deadline(host)
         hops = 0
         while True:
+            in_time()
             self._count("download")
             try:
                 with self._downloads.stream("GET", url) as response:
@@ -145,7 +153,7 @@ class Client(ClientBase):
                     if wait is None:
                         if not response.is_success:
                             raise download_status_error(response, host)
-                        return self._read(response, host, max_bytes)
+                        return self._read(response, host, max_bytes, in_time)
             except CutOff as exc:
                 wait = attempts.after_error(exc, cut_off=True)
             except httpx.TransportError as exc:
@@ -178,7 +186,7 @@ class Client(ClientBase):
         while True:
             self._count(call.endpoint)
             try:
-                response = self._http.send(self._build(self._http, call, token))
+                response = self._receive(call, token)
             except httpx.TransportError as exc:
                 wait = attempts.after_error(exc)
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -192,21 +200,31 @@ class Client(ClientBase):
                     return response
             self._sleep(wait)
 
-    def _read(self, response: httpx.Response, host: str, max_bytes: int) -> bytes:
+    def _receive(self, call: Call, token: str | None) -> httpx.Response:
+        """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
+        response = self._http.send(self._build(self._http, call, token), stream=True)
+        body = Capped(MAX_ANSWER_BYTES, lambda: answer_too_large(call.what))
+        try:
+            for chunk in response.iter_bytes():
+                body.add(chunk)
+        finally:
+            response.close()
+        return keep_body(response, body.chunks)
+
+    def _read(
+        self, response: httpx.Response, host: str, max_bytes: int, in_time: Callable[[], None]
+    ) -> bytes:
         declared = declared_length(response)
         if declared is not None and declared > max_bytes:
             raise too_large(host, max_bytes)
-        chunks: list[bytes] = []
-        size = 0
+        body = Capped(max_bytes, lambda: too_large(host, max_bytes))
         try:
             for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > max_bytes:
-                    raise too_large(host, max_bytes)
-                chunks.append(chunk)
+                body.add(chunk)
+                in_time()  # a link that sends a byte a second never times out by itself
         except httpx.TransportError as exc:
             raise CutOff(str(exc)) from None
-        return complete_body(response, declared, chunks)
+        return complete_body(response, declared, body.chunks)
 
 
 def sync_client_from_config(

@@ -189,10 +189,14 @@ class PickerApp:
 
     def _has_session(self, request: Request) -> bool:
         value = cookie_value(request.headers.get("cookie", ""), self.cookie_name)
-        return value is not None and hmac.compare_digest(value, self._token)
+        return value is not None and self._is_token(value)
+
+    def _is_token(self, given: str) -> bool:
+        # As bytes: compare_digest refuses a str with a character outside ASCII (a 500).
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self._token.encode())
 
     def _login(self, token: str) -> Response:
-        if not hmac.compare_digest(token, self._token):
+        if not self._is_token(token):
             return self._forbidden_page()
         cookie = f"{self.cookie_name}={self._token}; Path=/; HttpOnly; SameSite=Strict"
         # Redirect so the token leaves the address bar and the history.

@@ -9,6 +9,7 @@ own daemon thread, and ``stop`` closes them all so no test leaves a thread behin
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import logging
 import re
@@ -19,7 +20,7 @@ import struct
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import formatdate
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -60,6 +61,7 @@ class Response:
     reset: bool = False  # with drop: reset the connection (TCP RST) rather than close it
     truncate: bool = False  # announce the whole body, send half of it, close
     close_delimited: bool = False  # no Content-Length: the body ends when the connection does
+    cors: bool = True  # readable from any origin (not the control and usage paths)
 
 
 class HTTPError(Exception):
@@ -126,6 +128,41 @@ _CORS = (
     ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
 )
 
+# Paths that steer the sandbox or read (or write) its usage reports: a web page the developer
+# visits must not reach them (it could reconfigure the sandbox or read what was reported).
+PRIVATE_PATHS = ("/_sandbox/", "/1/files/multiple/usages")
+
+
+def refusal(request: Request) -> Response | None:
+    """The answer to a request for a private path this local server must not serve, else
+    None: one whose Host is not an address or ``localhost`` (a name that resolves here is a
+    DNS rebinding: a hostile page's own name pointed at 127.0.0.1), or that a browser marks
+    as sent from another site (``Origin``, ``Sec-Fetch-Site``). Private paths are answered
+    without CORS headers, so no other page can read them either."""
+    if not request.path.startswith(PRIVATE_PATHS):
+        return None
+    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+    if not _local_name(host):
+        return Response(421, b"unexpected Host header: address the sandbox by 127.0.0.1")
+    origin = request.headers.get("origin")
+    site = request.headers.get("sec-fetch-site")
+    same = f"http://{request.headers.get('host', '')}"
+    if (origin is not None and origin != same) or site not in (None, "same-origin", "none"):
+        return Response(
+            403, b"cross-site requests to the sandbox's control are refused", cors=False
+        )
+    return None
+
+
+def _local_name(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -144,10 +181,16 @@ class _Handler(BaseHTTPRequestHandler):
             request = Request.from_target(
                 self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
             )
-            if request.method == "OPTIONS":
-                response = Response(204, content_type="")
+            refused = refusal(request)
+            if refused is not None:
+                response = refused
+            elif request.method == "OPTIONS":
+                private = request.path.startswith(PRIVATE_PATHS)
+                response = Response(204, content_type="", cors=not private)
             else:
                 response = self.server.app(request)
+                if request.path.startswith(PRIVATE_PATHS):
+                    response = replace(response, cors=False)
         except HTTPError as exc:
             response = exc.response()
         except Exception:
@@ -195,7 +238,8 @@ class _Handler(BaseHTTPRequestHandler):
             lines.append(f"Content-Length: {len(response.body)}")
         if response.content_type:
             lines.append(f"Content-Type: {response.content_type}")
-        lines += [f"{k}: {v}" for k, v in (*_CORS, *response.headers)]
+        cors = _CORS if response.cors else ()
+        lines += [f"{k}: {v}" for k, v in (*cors, *response.headers)]
         if self.close_connection:
             lines.append("Connection: close")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")

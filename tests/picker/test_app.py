@@ -87,6 +87,14 @@ def test_a_wrong_token_opens_nothing(app) -> None:
     assert b"mediashortcodes pick" in response.body
 
 
+def test_a_token_or_cookie_outside_ascii_is_a_403_not_a_crash(app) -> None:
+    assert call(app, "/?token=%C3%A9t%C3%A9", cookie="").status == 403
+    assert (
+        call(app, "/api/folders", cookie=f"mediashortcodes_picker_{PORT}=\u00e9t\u00e9").status
+        == 403
+    )
+
+
 @pytest.mark.parametrize("target", ["/", "/api/folders", "/static/picker.js"])
 def test_without_the_session_cookie_nothing_is_served(app, target: str) -> None:
     assert call(app, target, cookie="").status == 403
