@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 
 import pytest
 
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.media.remote import MAX_FAILURES, open_remote
+from mediashortcodes.media.remote import MAX_FAILURES, RemoteStore, open_remote
 
 from .s3server import Bucket, S3Server
 
@@ -110,3 +111,34 @@ def test_an_unknown_protocol_is_a_config_error() -> None:
 def test_an_endpoint_is_for_s3_urls_only() -> None:
     with pytest.raises(ConfigError, match="remote_endpoint is for s3://"):
         open_remote("memory://x/y", endpoint="http://127.0.0.1:9000")
+
+
+class _Refusing:
+    """A file system whose every call fails with a message that echoes a credential."""
+
+    def __init__(self, secret: str) -> None:
+        self.secret = secret
+
+    async def _cat_file(self, path: str, start: int, end: int) -> bytes:
+        raise PermissionError(f"access denied for key {self.secret} at s3://b/{path}?X-Sig=abc")
+
+
+async def test_a_failure_warning_never_shows_the_storage_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    secret = "aws-secret-S3CR3T-value"
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    warnings: list[str] = []
+    store = RemoteStore(_Refusing(secret), "b/p", display="s3://b/p", warn=warnings.append)
+    assert await store.read("k", limit=10) is None
+    (warning,) = warnings
+    assert secret not in warning and "X-Sig" not in warning
+    assert "PermissionError: access denied for key *** at s3://b/b/p/k" in warning
+
+
+def test_a_remote_without_its_library_names_the_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # as if the extra were not installed
+    with pytest.raises(ConfigError, match=r'pip install "mediashortcodes\[remote\]"'):
+        open_remote("s3://bucket/prefix")
