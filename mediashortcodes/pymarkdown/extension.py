@@ -42,7 +42,6 @@ from markdown.treeprocessors import Treeprocessor
 from ..errors import Problem
 from ..language import (
     Found,
-    Location,
     Shortcode,
     ShortcodeRenderer,
     find_end,
@@ -52,7 +51,7 @@ from ..language import (
 )
 from ..language.refs import ref_element
 
-__all__ = ["MediaShortcodesExtension", "ShortcodesDocument", "makeExtension"]
+__all__ = ["MediaShortcodesExtension", "ShortcodesDocument", "makeExtension", "start_line_in"]
 
 ATTRIBUTE = "mediashortcodes"  # md.mediashortcodes: the last converted document's results
 _PLACEHOLDER = re.compile("\x02wzxhzdk:(\\d+)\x03")  # Python-Markdown's raw-HTML placeholder
@@ -182,10 +181,8 @@ class _ShortcodePattern(InlineProcessor):
         if not is_opening(data, start, escapable=False) or _escaped(data, start):
             return None, None, None  # text; a backslash before it is the escape pattern's
         end = find_end(data, start)
-        source = data[start:] if end is None else data[start:end]
-        stop = start + 2 if end is None else end
-        if end is None:
-            source = data[start : start + 2]
+        stop = start + 2 if end is None else end  # unterminated: its "<%" alone
+        source = data[start:stop]
         # Code spans inside a value were already taken out by the backtick pattern.
         source = self.unescape(source)
         placeholder = self.md.htmlStash.store("")
@@ -397,7 +394,3 @@ def start_line_in(file: Path, text: str) -> int:
 def _front_matter_end(raw: str) -> int:
     match = re.match(r"---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", raw, re.DOTALL)
     return match.end() if match else 0
-
-
-__all__ += ["start_line_in"]
-_ = Location  # re-exported for hosts that build locations
