@@ -16,6 +16,7 @@ from ..config import Config
 from ..errors import ConfigError
 from .base import base_url_option, cli, handle_errors
 from .output import progress_bar, quiet, say, warn
+from .problems import format_option, reported
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
@@ -90,6 +91,7 @@ def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
     help="Write what this build fetched to the shared cache ([cache] remote; trusted builds "
     f"only; also [cache] remote_write, {config_mod.ENV_CACHE_REMOTE_WRITE}=1).",
 )
+@format_option
 @handle_errors
 def build(
     site: str,
@@ -103,54 +105,60 @@ def build(
     workers: int | None,
     base_url: str | None,
     cache_write: bool,
+    output_format: str,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
     from ..site.builder import BuildOptions, SiteBuilder
 
-    config = load_site(site)
-    if base_url is not None:
-        config = config_mod.with_site_base_url(config, base_url)
-    if report and config.usage.enabled:
-        config_mod.require_site_base_url(config)  # before the build, not after it
-    options = BuildOptions(
-        output=output,
-        offline=offline,
-        refresh=refresh,
-        jobs=jobs,
-        cache_read_only=cache_read_only,
-        cache_write=cache_write,
-        workers=workers,
-        keep_going=keep_going or config.build.on_missing == "placeholder",
-    )
-    result = _run(SiteBuilder(config, options))
-    _echo_outcome(result)
-    say(f"built {result.summary()}")
-    if report:
-        from .report import run_report
+    with reported("build", output_format) as outcome:
+        config = load_site(site)
+        if base_url is not None:
+            config = config_mod.with_site_base_url(config, base_url)
+        if report and config.usage.enabled:
+            config_mod.require_site_base_url(config)  # before the build, not after it
+        options = BuildOptions(
+            output=output,
+            offline=offline,
+            refresh=refresh,
+            jobs=jobs,
+            cache_read_only=cache_read_only,
+            cache_write=cache_write,
+            workers=workers,
+            keep_going=keep_going or config.build.on_missing == "placeholder",
+        )
+        result = _run(SiteBuilder(config, options))
+        outcome.built(result)
+        _echo_outcome(result)
+        say(f"built {result.summary()}")
+        if report:
+            from .report import run_report
 
-        run_report(config, manifest=result.manifest)
+            run_report(config, manifest=result.manifest, outcome=outcome)
 
 
 @cli.command(short_help="Verify every shortcode against the service; write nothing.")
 @SITE
 @click.option("--offline", is_flag=True, help="Check the shortcode syntax only, no service.")
+@format_option
 @handle_errors
-def check(site: str, offline: bool) -> None:
+def check(site: str, offline: bool, output_format: str) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
     from ..site.builder import BuildOptions, SiteBuilder, counted
 
-    config = load_site(site)
-    options = BuildOptions(check_only=True, syntax_only=offline)
-    result = _run(SiteBuilder(config, options), "checking media")
-    _echo_outcome(result)
-    what = "syntax" if offline else "shortcodes"
-    verdict = (
-        f"no errors, {counted(len(result.warnings), 'warning')} (listed above)"
-        if result.warnings
-        else "no problems"
-    )
-    if not quiet():
-        click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, {verdict}")
+    with reported("check", output_format) as outcome:
+        config = load_site(site)
+        options = BuildOptions(check_only=True, syntax_only=offline)
+        result = _run(SiteBuilder(config, options), "checking media")
+        outcome.built(result)
+        _echo_outcome(result)
+        what = "syntax" if offline else "shortcodes"
+        verdict = (
+            f"no errors, {counted(len(result.warnings), 'warning')} (listed above)"
+            if result.warnings
+            else "no problems"
+        )
+        if not quiet() and not outcome.json:
+            click.echo(f"ok: {what} of {counted(result.pages, 'page')} checked, {verdict}")
 
 
 @cli.group()

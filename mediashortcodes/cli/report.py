@@ -13,25 +13,27 @@ from ..config import Config
 from ..errors import EXIT_PROBLEMS
 from .base import cli, handle_errors
 from .output import progress_bar, quiet, warn
+from .problems import Outcome, format_option, reported
 
 if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
     from ..usage.manifest import Manifest
     from ..usage.reporting import ReportResult
 
 
-def print_report(result: ReportResult) -> int:
+def print_report(result: ReportResult, *, stdout: bool = True) -> int:
     """Print a report's outcome (with ``--dry-run`` every body) and return the exit code.
 
-    ``build --report`` uses this too, so both commands say the same thing.
+    ``build --report`` uses this too, so both commands say the same thing. ``stdout=False``
+    (``--format json``, whose stdout is the JSON): the warnings and failures only, on stderr.
     """
     from ..usage.reporting import USAGES_PATH
 
     for warning in result.warnings:
         warn(warning)
-    if result.dry_run:
+    if result.dry_run and stdout:
         for request in result.requests:
             click.echo(f"POST {USAGES_PATH} {json.dumps(request.body, ensure_ascii=False)}")
-    if not quiet():
+    if not quiet() and stdout:
         click.echo(result.summary())
     if result.failed:
         click.echo("failed pages (run the report again to send them):", err=True)
@@ -52,11 +54,16 @@ def run_report(
     send_all: bool = False,
     jobs: int = 8,
     previous_missing: str = "fail",
+    outcome: Outcome | None = None,
 ) -> None:
-    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too)."""
+    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too).
+
+    ``outcome``: where the result goes for ``--format json`` (then nothing is printed on
+    stdout) or for annotations."""
     from ..usage.reporting import report_site, usage_warnings
 
-    for warning in usage_warnings(config):
+    warnings = usage_warnings(config)
+    for warning in warnings:
         warn(warning)
     with progress_bar("reporting pages") as progress:
         result = report_site(
@@ -71,7 +78,9 @@ def run_report(
             progress=progress,
             previous_missing=previous_missing,
         )
-    code = print_report(result)
+    if outcome is not None:
+        outcome.reported(result, warnings)
+    code = print_report(result, stdout=outcome is None or not outcome.json)
     if code:
         raise click.exceptions.Exit(code)
 
@@ -132,6 +141,7 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
     show_default=True,
     help="Pages reported at the same time.",
 )
+@format_option
 @handle_errors
 def report(
     site: Path,
@@ -142,16 +152,19 @@ def report(
     output: Path | None,
     state_path: Path | None,
     jobs: int,
+    output_format: str,
 ) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
-    config, built = site_config(site)
-    run_report(
-        config,
-        output=output or built,
-        state_path=state_path,
-        previous=previous,
-        dry_run=dry_run,
-        send_all=send_all,
-        jobs=jobs,
-        previous_missing=previous_missing,
-    )
+    with reported("report", output_format) as outcome:
+        config, built = site_config(site)
+        run_report(
+            config,
+            output=output or built,
+            state_path=state_path,
+            previous=previous,
+            dry_run=dry_run,
+            send_all=send_all,
+            jobs=jobs,
+            previous_missing=previous_missing,
+            outcome=outcome,
+        )

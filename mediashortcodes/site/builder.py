@@ -316,7 +316,7 @@ class SiteBuilder:
         # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
         # other pages were rendered and resolved: one run lists every problem of the site.
         page_errors = _page_errors(unreadable, sources)
-        self._warnings += pages_mod.unportable_names(sources)
+        self._warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
         rendered = self._render_pages(sources)
         result = BuildResult(pages=len(rendered), sources=sources)
         if self.options.syntax_only:
@@ -645,7 +645,7 @@ def _page_errors(
     if clashes:
         heads.append(f"{len(clashes)} URL(s) given by more than one page")
     elif folded := pages_mod.case_clashes(sources):
-        clashes = folded
+        clashes = [replace(p, code=p.code or "url-clash") for p in folded]
         heads.append(f"{len(clashes)} URL(s) that Windows and macOS would write into one folder")
     if not clashes:
         return pages_mod.PageErrors(unreadable) if unreadable else None
