@@ -204,6 +204,13 @@ class FakeService:
         return httpx.Response(404, text="no such endpoint")
 
 
+@pytest.fixture(autouse=True)
+def _not_under_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands print annotations under GitHub Actions (docs/ci.md); tests that read stdout
+    expect the plain output, wherever the suite runs. Tests of annotations set it."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
 @pytest.fixture
 def fake() -> FakeService:
     return FakeService()
