@@ -72,6 +72,7 @@ class Outcome:
             "requests": result.requests,
             "downloads": result.downloads,
             "cache_hits": result.cache_hits,
+            "remote_hits": result.remote_hits,
             "seconds": round(result.seconds, 3),
         }
 
