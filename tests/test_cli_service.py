@@ -351,3 +351,12 @@ def test_a_number_too_large_for_a_float_in_an_answer_exits_3_with_a_message(site
     assert result.exit_code == 3, result.output
     assert "error: unreadable files in the answer" in result.output
     assert "Traceback" not in result.output
+
+
+def test_what_the_service_says_in_an_error_reaches_the_terminal_escaped(site, served):
+    # An answer quoted in the error could retitle, recolour or clear the user's terminal.
+    served.inject("/1/foldertree", httpx.Response(422, text="no \x1b]0;owned\x07 \x1b[2J here"))
+    result = run("folders", "--site", str(site))
+    assert result.exit_code == 3, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert r"no \x1b]0;owned\x07 \x1b[2J here" in result.output

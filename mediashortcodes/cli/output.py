@@ -4,6 +4,8 @@ colour or not, and log lines that leave a progress bar whole.
 - Every command takes ``-v/--verbose`` (retries and cache decisions, at INFO; ``-vv``: each
   request, at DEBUG) and ``-q/--quiet`` (errors only: no summary, no warning, no bar).
   Log lines pass the same redaction as everything else: no secret reaches them.
+- What is printed about the work (errors, warnings, log lines, summaries) has its control
+  and bidirectional characters escaped: it quotes names and answers from the service.
 - Warnings and errors are coloured only on a terminal: never in a pipe, a file or a CI log
   (``CI`` set), and never when ``NO_COLOR`` is set (https://no-color.org).
 - Progress bars (build, check, report) are drawn on a terminal only; a log line printed
@@ -20,6 +22,8 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 import click
+
+from .listing import printable
 
 __all__ = [
     "OutputGroup",
@@ -61,6 +65,12 @@ def quiet() -> bool:
     return bool(_state["quiet"])
 
 
+def _plain(text: str) -> str:
+    """``text`` with what would steer a terminal escaped, line by line: messages quote what
+    the service said (a file name, an error body) and any DAM editor writes that."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def _styled(kind: str, text: str) -> str:
     prefix = f"{kind}:"
     if kind in _COLOURS and colour():
@@ -70,7 +80,7 @@ def _styled(kind: str, text: str) -> str:
 
 def error_line(text: str) -> str:
     """``error: text``, the prefix in red on a terminal."""
-    return _styled("error", text)
+    return _styled("error", _plain(text))
 
 
 def warn(text: str) -> None:
@@ -78,7 +88,7 @@ def warn(text: str) -> None:
     is, other text after ``warning:``; the word in yellow on a terminal."""
     if quiet():
         return
-    place, found, message = text.partition(": warning: ")
+    place, found, message = _plain(text).partition(": warning: ")
     if found:
         _echo(f"{place}: {_styled('warning', message)}")
     else:
@@ -88,7 +98,7 @@ def warn(text: str) -> None:
 def say(text: str) -> None:
     """Print a line about the work (a summary) on stderr, unless quiet."""
     if not quiet():
-        _echo(text)
+        _echo(_plain(text))
 
 
 def _echo(line: str) -> None:
@@ -128,7 +138,7 @@ class _EchoHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             kind = record.levelname.lower()
-            _echo(_styled(kind, self.format(record)))
+            _echo(_styled(kind, _plain(self.format(record))))
         except Exception:  # pragma: no cover - logging must never break a command
             self.handleError(record)
 
