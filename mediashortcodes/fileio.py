@@ -15,6 +15,9 @@ import contextlib
 import hashlib
 import os
 import secrets
+import shutil
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +29,7 @@ __all__ = [
     "exclusive",
     "file_lock",
     "folder_lock_path",
+    "remove_tree",
     "write_atomic",
 ]
 
@@ -52,6 +56,26 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o666, durable: bool = 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def remove_tree(path: Path) -> None:
+    """Remove the folder ``path`` as far as it can be, never raising (a leftover is tried
+    again by a later build).
+
+    Windows refuses to delete a read-only file, and the cache's blobs are read-only and
+    published as hard links: such a file's read-only bit is cleared (on Windows it is the
+    blob's too, one file under two names) and the removal tried again.
+    """
+
+    def clear_and_retry(function: Any, name: str, _error: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(name, stat.S_IREAD | stat.S_IWRITE)
+            function(name)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=clear_and_retry)
+    else:  # pragma: no cover - the same handler under its older name
+        shutil.rmtree(path, onerror=clear_and_retry)
 
 
 # Locks --------------------------------------------------------------------------------------

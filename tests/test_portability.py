@@ -4,10 +4,13 @@ takes, and builds in other processes recognised by their claims, not by their pr
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -206,3 +209,31 @@ def test_pages_windows_cannot_write_are_built_with_a_warning_naming_each(
     ]:
         assert expected in result.output
     assert "content/index.md: warning" not in result.output
+
+
+def test_a_rebuild_removes_the_old_output_where_read_only_files_cannot_be_deleted(
+    tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Windows refuses to delete a read-only file; the published images are hard links to the
+    # cache's read-only blobs. Here os.unlink refuses them the same way.
+    real_unlink = os.unlink
+
+    def unlink_as_windows(path: Any, *args: Any, **kwargs: Any) -> None:
+        mode = os.stat(path, dir_fd=kwargs.get("dir_fd"), follow_symlinks=False).st_mode
+        if not mode & stat.S_IWRITE:
+            raise PermissionError(13, "Access is denied", str(path))
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setenv("MEDIASHORTCODES_CACHE_DIR", str(tmp_path / "cache"))
+    for name, value in sandbox.env().items():
+        monkeypatch.setenv(name, value)
+    site = small_site(tmp_path / "site", {"index.md": '<% media_image 101 alt="x" %>\n'})
+    (site / "mediashortcodes.toml").write_text(
+        f'[service]\ndownload_url = "{sandbox.download_url}"\nallow_http_downloads = true\n'
+    )
+    monkeypatch.setattr(os, "unlink", unlink_as_windows)
+    for _ in range(2):  # the second build replaces the first output
+        result = CliRunner().invoke(cli, ["build", str(site)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    assert list((site / "_site" / "media").iterdir())
+    assert not list(site.glob("._site.*")), "the replaced output is gone, not left beside it"

@@ -28,7 +28,7 @@ from markupsafe import Markup
 from ..client.service import embed_urls, require_sandbox_extra
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
-from ..fileio import write_atomic
+from ..fileio import remove_tree, write_atomic
 from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
@@ -564,7 +564,7 @@ class SiteBuilder:
                 self._workers.wait()
             swap_into_place(staging, self.output)
         except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove_tree(staging)
             raise
 
     @cyclic_gc_paused()

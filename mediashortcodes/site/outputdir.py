@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import Config
 from ..errors import ConfigError, MediaShortcodesError
-from ..fileio import claim, claimed_by_a_running_process, exclusive, folder_lock_path
+from ..fileio import (
+    claim,
+    claimed_by_a_running_process,
+    exclusive,
+    folder_lock_path,
+    remove_tree,
+)
 from ..usage.manifest import MANIFEST_NAME
 
 __all__ = [
@@ -99,7 +104,7 @@ def remove_leftovers(output: Path) -> list[Path]:
     for path in output.parent.glob(f".{output.name}.*-*") if output.parent.is_dir() else ():
         found = pattern.fullmatch(path.name)
         if found and path.is_dir() and not claimed_by_a_running_process(output, int(found[1])):
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
             removed.append(path)
     return removed
 
@@ -131,4 +136,4 @@ def swap_into_place(staging: Path, output: Path) -> None:
             if old.exists():
                 os.replace(old, output)
             raise
-        shutil.rmtree(old, ignore_errors=True)
+        remove_tree(old)
