@@ -37,6 +37,11 @@ KEYS = {
     "warm_requests",
     "distinct_downloads",
     "peak_rss_mb",
+    "workers",
+    "cold_cpu_per_request_ms",
+    "parallel_floor_s",
+    "warm_over_parallel_floor",
+    "example_warm_wall_s",
 }
 
 
@@ -81,6 +86,7 @@ def test_a_minimal_run_reports_the_figures_and_a_warm_build_makes_no_request(
             "--k=10",
             "--latency-ms=0",
             "--runs=1",
+            "--workers=2",
             f"--workdir={tmp_path}",
         ],
         capture_output=True,
@@ -93,6 +99,7 @@ def test_a_minimal_run_reports_the_figures_and_a_warm_build_makes_no_request(
     assert figures.keys() >= KEYS
     assert (figures["n"], figures["k"]) == (20, 10)
     assert figures["warm_requests"] == 0
+    assert figures["workers"] == 2  # --workers=2: the warm build and the parallel floor
     assert figures["warm_client_imported"] is False
     assert figures["distinct_downloads"] == figures["distinct_variants"]
     assert "warm / floor" in done.stdout
