@@ -47,10 +47,10 @@ def test_a_misspelt_key_in_the_base_layout_warns_once_naming_the_pages(example: 
     assert without_summary(lines) == [
         "site/templates/base.html:6: warning: page.titel is undefined, so it printed nothing "
         "(rendering site/content/about.md, site/content/articles/autumn-walk.md, "
-        f"site/content/articles/city-nights.md and 4 more pages){ADVICE}"
-    ]
+        f"site/content/articles/city-nights.md and 3 more pages){ADVICE}"  # the home page
+    ]  # prints the site's name alone
     assert lines[-1].startswith("built 7 pages, ")
-    assert "<title> · Northern Light</title>" in (example / "_site/index.html").read_text()
+    assert "<title> · Northern Light</title>" in (example / "_site/about/index.html").read_text()
     # check --offline renders the layouts too: the same word, without the service
     code, lines = run("check", "--offline", "site")
     assert (code, len(without_summary(lines))) == (0, 1)
