@@ -135,3 +135,33 @@ def test_a_warm_variant_lookup_never_follows_a_link_and_reads_only_the_blobs_sta
     assert warm.get_variant("variant:1") is not None
     assert len(opened) == 1 and opened[0] & os.O_NOFOLLOW
     assert reads == [16], "a cheap look at the signature, not the whole blob"
+
+
+def test_a_blob_another_build_wrote_again_after_the_check_is_still_published(
+    cache, tmp_path: Path
+):
+    # Two builds sharing one cache both missed the variant and both wrote its blob: the
+    # second's rename replaced the file the first had checked (same name, same bytes).
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    blob = cache.blob_path(stored)
+    replacement = blob.with_name("replacement")
+    replacement.write_bytes(DATA)
+    os.replace(replacement, blob)
+    target = tmp_path / "site" / "media" / "a.png"
+    publish(cache, stored, target)
+    assert target.read_bytes() == DATA
+    assert os.path.samefile(target, blob)
+
+
+def test_a_blob_replaced_by_other_bytes_after_the_check_is_never_published(
+    cache, tmp_path: Path
+):
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    blob = cache.blob_path(stored)
+    replacement = blob.with_name("replacement")
+    replacement.write_bytes(b"<script>alert(1)</script>")
+    os.replace(replacement, blob)
+    target = tmp_path / "site" / "media" / "a.png"
+    with pytest.raises(FileNotFoundError):
+        publish(cache, stored, target)
+    assert not target.exists()

@@ -441,9 +441,18 @@ class MediaCache:
         """Put the variant's blob at ``target``: a hard link to the blob file that passed
         its checks (the same file, never one swapped in since), else a copy."""
         check = self._checked.get(stored.sha256) or self._check(stored)
-        if check is None:
-            raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
-        publish_blob(check, target)
+        for _attempt in range(3):
+            if check is None:
+                raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
+            try:
+                publish_blob(check, target)
+                return
+            except FileNotFoundError:
+                # Another build sharing the cache wrote this blob again (same name, same
+                # bytes) after it was checked here: check the file now there, publish that.
+                self._checked.pop(stored.sha256, None)
+                check = self._check(stored)
+        raise FileNotFoundError(f"the cached image {stored.sha256} kept changing")
 
     # -- maintenance ----------------------------------------------------------------------
 
