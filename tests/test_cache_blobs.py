@@ -137,9 +137,7 @@ def test_a_warm_variant_lookup_never_follows_a_link_and_reads_only_the_blobs_sta
     assert reads == [16], "a cheap look at the signature, not the whole blob"
 
 
-def test_a_blob_another_build_wrote_again_after_the_check_is_still_published(
-    cache, tmp_path: Path
-):
+def test_a_blob_another_build_wrote_again_after_the_check_is_still_published(cache, tmp_path: Path):
     # Two builds sharing one cache both missed the variant and both wrote its blob: the
     # second's rename replaced the file the first had checked (same name, same bytes).
     stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
@@ -153,9 +151,7 @@ def test_a_blob_another_build_wrote_again_after_the_check_is_still_published(
     assert os.path.samefile(target, blob)
 
 
-def test_a_blob_replaced_by_other_bytes_after_the_check_is_never_published(
-    cache, tmp_path: Path
-):
+def test_a_blob_replaced_by_other_bytes_after_the_check_is_never_published(cache, tmp_path: Path):
     stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
     blob = cache.blob_path(stored)
     replacement = blob.with_name("replacement")
