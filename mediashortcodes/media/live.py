@@ -31,11 +31,11 @@ from markupsafe import Markup
 from ..client.outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, OutageCooldownError
 from ..client.service import embed_urls
 from ..config import Config
-from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError, place
+from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError
 from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
-from .render import Renderer, ResolvedImage
+from .render import Renderer, ResolvedImage, problem_note
 from .resolver import (
     Failure,
     ImageOutcome,
@@ -161,11 +161,7 @@ class LiveRenderer:
         if self.on_missing == "fail":
             raise ContentError([problem])
         self._warn(str(problem))
-        return Markup(
-            '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
-            "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
-            'background:#fff4f4;font:.875em/1.4 monospace">{message}</span>'
-        ).format(loc=place(problem.path, problem.line, problem.col), message=problem.message)
+        return problem_note(problem)
 
     # -- the parts, also used by a batch (the Wagtail export) ---------------------------------
 

@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 from .. import records
 from ..client.redact import redact_urls_in
 from ..config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
-from ..errors import ConfigError, MediaShortcodesError, Problem
+from ..errors import ConfigError, MediaShortcodesError, Problem, place
 
 if TYPE_CHECKING:
     from ..language import Location, Shortcode
@@ -102,6 +102,16 @@ class ResolvedImage:
     src: str  # URL of the published file, e.g. "/media/12-original-3fa9c1d2e4.jpg"
     width: int
     height: int
+
+
+def problem_note(problem: Problem) -> Markup:
+    """A malformed shortcode shown where it stands, for previews (Wagtail's, ``mkdocs
+    serve``): the placeholder's look, its place and what is wrong, escaped."""
+    return Markup(
+        '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
+        "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
+        'background:#fff4f4;font:.875em/1.4 monospace">{loc}: {message}</span>'
+    ).format(loc=place(problem.path, problem.line, problem.col), message=problem.message)
 
 
 def default_templates_dir() -> Path:

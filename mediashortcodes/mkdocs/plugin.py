@@ -35,6 +35,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from ..config import SECTION_NAMES, Config
 from ..errors import ContentError, MediaShortcodesError, Problem
 from ..language import Shortcode
+from ..media.render import problem_note
 from ..pymarkdown import MediaShortcodesExtension
 from ..pymarkdown.extension import start_line_in
 from ..site.hosted import HostedBuild, Resolved, host_config, page_title, previous_manifest
@@ -151,7 +152,11 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
 
     def problem(self, problem: Problem) -> str:
         assert self.build is not None
-        return self.build.renderer.problem(problem)
+        recorded = self.build.renderer.problem(problem)
+        if not self.preview:
+            return recorded  # a build stops on it, naming the place
+        # A preview goes on: the author sees what is wrong where the shortcode stands.
+        return recorded + problem_note(problem)
 
     @event_priority(100)  # before other plugins read the pages' HTML
     def on_env(self, env: Any, *, config: Any, files: Any) -> Any:

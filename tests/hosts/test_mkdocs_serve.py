@@ -1,5 +1,6 @@
 """`mkdocs serve` with the plugin: edits rebuild from the cache, a new shortcode is fetched
-once, an unreachable service gives a placeholder while serving goes on, nothing is reported."""
+once, a malformed one is shown on its page, an unreachable service gives a placeholder
+while serving goes on, nothing is reported."""
 
 from __future__ import annotations
 
@@ -95,9 +96,17 @@ def test_serve_rebuilds_from_the_cache_fetches_new_ones_once_and_survives_an_out
     assert httpx.get(base + "plain/" + images[0], timeout=5).status_code == 200
     assert sandbox_server.stats.get("download") == 1  # fetched once
 
+    # A typo goes on serving, and the page says what is wrong where the shortcode stands.
+    page.write_text("# No shortcodes\n\nBroken <% media_image 101 widht=3 %>\n")
+    wait_for(lambda: "Broken" in (_get(base + "plain/") or ""))
+    html = _get(base + "plain/") or ""
+    assert 'class="mediashortcodes-missing"' in html
+    assert "docs/plain.md:3:27: unknown key &#39;widht&#39; for media_image" in html
+
     sandbox_server.fail(0)  # the service drops every connection
     page.write_text("# No shortcodes\n\nOffline <% media_image 108 %>\n")
-    wait_for(lambda: "mediashortcodes-missing" in (_get(base + "plain/") or ""))
+    wait_for(lambda: "Offline" in (_get(base + "plain/") or ""))
+    assert "mediashortcodes-missing" in (_get(base + "plain/") or "")
     assert "media_image 108" in (_get(base + "plain/") or "")
     assert _get(base) is not None  # the rest of the site is served as before
     assert sandbox_server.usages == []  # a preview reports nothing
