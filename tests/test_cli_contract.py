@@ -12,24 +12,26 @@ from mediashortcodes.cli import cli
 CONTRACT: dict[str, tuple[list[str], list[str]]] = {
     "build": (
         ["SITE"],
-        ["--output", "--report", "--offline", "--refresh", "--keep-going", "--jobs"],
+        ["--output", "--report", "--offline", "--refresh", "--keep-going", "--jobs", "-j"],
     ),
-    "report": (["SITE"], ["--dry-run", "--all", "--previous"]),
-    "check": (["SITE"], ["--offline"]),
+    "report": (["SITE"], ["--dry-run", "--all", "--previous", "-j", "--jobs"]),
+    "check": (["SITE"], ["--offline", "-j", "--jobs"]),
     "cache info": (["SITE"], []),
     "cache clear": (["SITE"], []),
-    "folders": ([], ["--json"]),
-    "files": (["FOLDER_ID"], ["--json"]),
-    "search": (["QUERY"], ["--json"]),
-    "formats": ([], ["--json"]),
+    "cache verify": (["SITE"], []),
+    # SITE as build takes it (issue 17); --site, their option before, still works
+    "folders": (["SITE"], ["--json", "--site"]),
+    "files": (["FOLDER_ID", "SITE"], ["--json", "--site"]),
+    "search": (["QUERY", "SITE"], ["--json", "--site"]),
+    "formats": (["SITE"], ["--json", "--site"]),
     "download": (
-        ["FILE_ID", "FORMAT"],
+        ["FILE_ID", "FORMAT", "SITE"],
         ["--w", "--h", "--sw", "--sh", "--x1", "--x2", "--y1", "--y2", "--stretch", "-o"],
     ),
     "sandbox": ([], ["--port"]),
     "pick": (["SITE"], []),
     "init": (["DIR"], []),
-    "serve": (["SITE"], ["--port", "--open"]),
+    "serve": (["SITE"], ["--port", "--open", "-j", "--jobs"]),
 }
 
 
@@ -51,11 +53,33 @@ def test_every_command_has_its_arguments_and_options(path: str) -> None:
     assert set(options) <= spelled
 
 
-@pytest.mark.parametrize(
-    "path", ["build", "report", "check", "cache info", "cache clear", "pick", "serve"]
-)
-def test_site_is_optional_and_defaults_to_the_current_directory(path: str) -> None:
+def commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
+    found: dict[str, click.Command] = {}
+    for name, sub in group.commands.items():
+        found[prefix + name] = sub
+        if isinstance(sub, click.Group):
+            found.update(commands(sub, f"{prefix}{name} "))
+    return found
+
+
+# Every command that reads a site, and so takes SITE; the others read none.
+READS_A_SITE = [
+    *("build", "report", "check", "serve", "pick", "cache info", "cache clear", "cache verify"),
+    *("folders", "files", "search", "formats", "download"),
+]
+
+
+def test_the_commands_that_read_a_site_are_the_ones_listed_here() -> None:
+    takes_site = {
+        path for path, c in commands(cli).items() if any(p.name == "site" for p in c.params)
+    }
+    assert takes_site == set(READS_A_SITE)
+
+
+@pytest.mark.parametrize("path", READS_A_SITE)
+def test_site_is_an_optional_argument_that_defaults_to_the_current_directory(path: str) -> None:
     site = next(p for p in command(path).params if p.name == "site")
+    assert isinstance(site, click.Argument)
     assert not site.required and str(site.default) == "."
 
 
@@ -71,3 +95,10 @@ def test_the_main_help_gives_the_exit_codes() -> None:
     text = " ".join(result.output.split())
     assert "Exit codes: 0 success; 1 the content or a report has problems" in text
     assert "2 usage or configuration error; 3 the service could not be reached" in text
+
+
+@pytest.mark.parametrize("path", ["build", "check", "serve", "report"])
+def test_jobs_is_taken_the_same_way_wherever_requests_run_at_the_same_time(path: str) -> None:
+    result = CliRunner().invoke(cli, [*path.split(), "-j", "0"])
+    assert result.exit_code == 2
+    assert "Invalid value for '-j' / '--jobs'" in result.output

@@ -113,6 +113,38 @@ def test_site_defaults_to_the_current_directory(site, served, monkeypatch):
     assert run("formats").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["folders"], ["files", "2"], ["search", "harb"], ["formats"], ["download", "10", "7"]],
+    ids=lambda args: args[0],
+)
+def test_site_is_given_as_build_takes_it(site, served, tmp_path, monkeypatch, args):
+    # `mediashortcodes folders example_site`, as `build example_site`: SITE after the
+    # command's own arguments; run from another folder, so that the default '.' cannot help.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = ["-o", str(elsewhere / "x.jpg")] if args[0] == "download" else []
+    positional = run(*args, str(site), *out)
+    assert positional.exit_code == 0, positional.output
+    assert run(*args, "--site", str(site), *out).output == positional.output  # as before
+
+
+def test_site_given_twice_differently_is_a_usage_error(site, served, tmp_path):
+    result = run("folders", str(site), "--site", str(tmp_path / "other"))
+    assert result.exit_code == 2
+    assert "give the site once" in result.output and str(site) in result.output
+    assert served.requests == []
+
+
+def test_a_site_in_the_place_of_format_says_where_site_goes(site, served, tmp_path):
+    result = run("download", "10", str(site), "-o", str(tmp_path / "x.jpg"))
+    assert result.exit_code == 2
+    assert "is a site, not a FORMAT" in result.output
+    assert f"download 10 original {site}" in result.output
+    assert served.requests == [] and not (tmp_path / "x.jpg").exists()
+
+
 def test_files_lists_a_folders_files(site, served):
     result = run("files", "2", "--site", str(site))
     assert result.exit_code == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -74,6 +75,42 @@ base_url_option = click.option(
     help="The site's public address for this run only (a deploy preview), instead of "
     "[site] base_url; such a build is not reported unless --report is given.",
 )
+
+# -j/--jobs N: every command that resolves media (build, check, serve) sends this many at once.
+jobs_option = click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1, 256),
+    metavar="N",
+    help="Requests at a time (default: [build] jobs, 16).",
+)
+
+
+def site_argument(func: F) -> F:
+    """``[SITE]`` as ``build SITE`` takes it (default: the current directory), and the
+    older ``--site PATH`` that scripts may use; the command receives one ``site``.
+
+    The folder holding ``mediashortcodes.toml``, or the file itself."""
+
+    @wraps(func)
+    def wrapper(*args: Any, site: Path, site_flag: Path | None, **kwargs: Any) -> Any:
+        if site_flag is not None:
+            given = click.get_current_context().get_parameter_source("site")
+            if given is not click.core.ParameterSource.DEFAULT and site != site_flag:
+                raise click.UsageError(f"give the site once: SITE ({site}) or --site ({site_flag})")
+            site = site_flag
+        return func(*args, site=site, **kwargs)
+
+    wrapper = click.option(
+        "--site",
+        "site_flag",
+        type=click.Path(path_type=Path),
+        metavar="PATH",
+        help="The same as SITE.",
+    )(wrapper)
+    return click.argument(  # type: ignore[no-any-return]
+        "site", required=False, default=Path("."), type=click.Path(path_type=Path)
+    )(wrapper)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -14,7 +14,7 @@ import click
 from .. import config as config_mod
 from ..config import Config
 from ..errors import ConfigError
-from .base import base_url_option, cli, handle_errors
+from .base import base_url_option, cli, handle_errors, jobs_option
 from .output import progress_bar, quiet, say, warn
 from .problems import format_option, reported
 
@@ -66,12 +66,7 @@ def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
     is_flag=True,
     help="Render a visible placeholder for a failed file instead of failing.",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(1, 256),
-    metavar="N",
-    help="Requests at a time (default: [build] jobs, 16).",
-)
+@jobs_option
 @click.option(
     "--cache-read-only",
     is_flag=True,
@@ -139,15 +134,16 @@ def build(
 @cli.command(short_help="Verify every shortcode against the service; write nothing.")
 @SITE
 @click.option("--offline", is_flag=True, help="Check the shortcode syntax only, no service.")
+@jobs_option
 @format_option
 @handle_errors
-def check(site: str, offline: bool, output_format: str) -> None:
+def check(site: str, offline: bool, jobs: int | None, output_format: str) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
     from ..site.builder import BuildOptions, SiteBuilder, counted
 
     with reported("check", output_format) as outcome:
         config = load_site(site)
-        options = BuildOptions(check_only=True, syntax_only=offline)
+        options = BuildOptions(check_only=True, syntax_only=offline, jobs=jobs)
         result = _run(SiteBuilder(config, options), "checking media")
         outcome.built(result)
         _echo_outcome(result)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from ..serve import LOOPBACK  # the package alone: the server is imported when it runs
-from .base import Terminated, cli, handle_errors
+from .base import Terminated, cli, handle_errors, jobs_option
 from .build import SITE, load_site
 
 
@@ -20,6 +22,7 @@ from .build import SITE, load_site
     help="Port to serve on; 0 picks a free one.",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
+@jobs_option
 @click.option(
     "--bind",
     default=LOOPBACK,
@@ -28,7 +31,7 @@ from .build import SITE, load_site
     help="Interface to listen on. Any other than 127.0.0.1 lets other machines see the preview.",
 )
 @handle_errors
-def serve(site: str, port: int, open_browser: bool, bind: str) -> None:
+def serve(site: str, port: int, open_browser: bool, jobs: int | None, bind: str) -> None:
     """Build SITE, serve it on 127.0.0.1, and rebuild it and reload the open pages whenever a
     file in content/, templates/, static/ or mediashortcodes.toml changes.
 
@@ -38,6 +41,8 @@ def serve(site: str, port: int, open_browser: bool, bind: str) -> None:
     from ..serve.session import serve as run
 
     config = load_site(site)
+    if jobs is not None:
+        config = replace(config, build=replace(config.build, jobs=jobs))
     if bind != LOOPBACK:
         click.echo(
             f"warning: serving on {bind}: other machines that reach it can see the preview",

@@ -1,8 +1,8 @@
 """The service commands: folders, files, search, formats and download.
 
-They read ``mediashortcodes.toml`` from ``--site`` and the credentials from the environment
-(or run the sandbox when the config says so), print a readable table or ``--json``, and
-exit 2 on a config problem and 3 when the service cannot be reached or refuses us.
+They read ``mediashortcodes.toml`` from SITE (or ``--site``) and the credentials from the
+environment (or run the sandbox when the config says so), print a readable table or
+``--json``, and exit 2 on a config problem and 3 when the service cannot be reached or refuses us.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..config import Config
 from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError
 from ..fileio import write_atomic
 from ..records import Crop
-from .base import CommandError, cli, handle_errors
+from .base import CommandError, cli, handle_errors, site_argument
 from .listing import files_text, folders_text, formats_text, to_json
 
 if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
@@ -31,13 +31,6 @@ if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")
 REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
 
-site_option = click.option(
-    "--site",
-    default=".",
-    show_default=True,
-    type=click.Path(path_type=Path),
-    help="The site folder that holds mediashortcodes.toml (or the file itself).",
-)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
@@ -67,7 +60,7 @@ def connected(site: Path) -> Iterator[tuple[Config, Client]]:
 
 
 @cli.command()
-@site_option
+@site_argument
 @json_option
 @handle_errors
 def folders(site: Path, as_json: bool) -> None:
@@ -79,7 +72,7 @@ def folders(site: Path, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("folder_id", type=int)
-@site_option
+@site_argument
 @json_option
 @handle_errors
 def files(folder_id: int, site: Path, as_json: bool) -> None:
@@ -91,7 +84,7 @@ def files(folder_id: int, site: Path, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("query")
-@site_option
+@site_argument
 @json_option
 @handle_errors
 def search(query: str, site: Path, as_json: bool) -> None:
@@ -104,7 +97,7 @@ def search(query: str, site: Path, as_json: bool) -> None:
 
 
 @cli.command()
-@site_option
+@site_argument
 @json_option
 @handle_errors
 def formats(site: Path, as_json: bool) -> None:
@@ -123,7 +116,7 @@ def complete_format(
     with contextlib.suppress(Exception):  # no site, no cache: original alone
         from ..media.cache import cache_for
 
-        config = config_module.load(ctx.params.get("site") or ".")
+        config = config_module.load(ctx.params.get("site_flag") or ctx.params.get("site") or ".")
         cached = cache_for(config, read_only=True).get_formats()
         names += [f.name for f in cached.value] if cached is not None else []
     prefix = incomplete.lower()
@@ -191,7 +184,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     type=click.Path(path_type=Path),
     help="File to write, or an existing folder to write <id>-<format>.<ext> into.",
 )
-@site_option
+@site_argument
 @handle_errors
 def download(
     file_id: int,
@@ -201,8 +194,15 @@ def download(
     site: Path,
     **crop_options: int | None,
 ) -> None:
-    """Download file FILE_ID: the original, a FORMAT (id or name), or a custom crop."""
+    """Download file FILE_ID: the original, a FORMAT (id or name), or a custom crop.
+
+    SITE comes after FORMAT: ``download 101 original example_site``."""
     crop = crop_from_options(crop_options, stretch)
+    if format_spec is not None and (Path(format_spec) / config_module.CONFIG_NAME).is_file():
+        raise click.UsageError(  # `download 101 example_site`: SITE comes after FORMAT
+            f"{format_spec!r} is a site, not a FORMAT: give the format first "
+            f"(download {file_id} original {format_spec}) or use --site {format_spec}"
+        )
     if crop is not None and format_spec is not None and format_spec.strip() != "-1":
         raise click.UsageError("give either FORMAT or the crop options, not both")
     with connected(site) as (served, client):

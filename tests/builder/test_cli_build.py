@@ -88,6 +88,13 @@ def test_check_lists_problems_and_exits_1(make_site) -> None:
     assert "extra.md:1:1: file 201" in out and "use media_video" in out
 
 
+def test_check_takes_jobs_as_build_and_report_do(make_site) -> None:
+    site = make_site({"content/extra.md": "<% media_image 201 %>\n"})
+    code, out = run("check", str(site), "-j", "1")
+    assert code == 1  # the same check, one request at a time
+    assert "extra.md:1:1: file 201" in out and "use media_video" in out
+
+
 def test_check_offline_checks_syntax_without_the_service(make_site, sandbox) -> None:
     site = make_site({"content/extra.md": "ok <% media_image 999 %>\n"})
     sandbox.reset_stats()
