@@ -36,6 +36,11 @@ ENV_CACHE_REMOTE = "MEDIASHORTCODES_CACHE_REMOTE"
 ENV_CACHE_REMOTE_ENDPOINT = "MEDIASHORTCODES_CACHE_REMOTE_ENDPOINT"
 ENV_CACHE_REMOTE_WRITE = "MEDIASHORTCODES_CACHE_REMOTE_WRITE"
 
+# srcset candidate widths ([images] widths, widths= of a shortcode): a wider one is a typo,
+# not a screen, and each costs a download.
+MAX_WIDTH = 8000
+MAX_WIDTHS = 16
+
 
 @dataclass(frozen=True)
 class Credentials:
@@ -90,6 +95,8 @@ class ImagesConfig:
     # false: no warning for an image without alt text in the shortcode or the service
     warn_missing_alt: bool = True
     max_bytes: int = 50 * 1024 * 1024
+    widths: tuple[int, ...] = ()  # srcset candidate widths of every image (docs/shortcodes.md)
+    sizes: str = "100vw"
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,9 @@ class VideoConfig:
     player_class: str = "MFPlayer"
     player_script: str = "mediaflowplayer.min.js"
     player_stylesheet: str = "mediaflowplayer.min.css"
+    load: str = "eager"  # eager | click: nothing from the player's hosts before a click
+    remember: bool = False  # click: a visitor's consent is kept for later embeds
+    consent_text: str = "Playing this video loads the player from {host}."
 
 
 @dataclass(frozen=True)
@@ -192,7 +202,10 @@ _CHOICES = {
     ("images", "gdpr"): ("fail", "warn", "ignore"),
     ("build", "on_missing"): ("fail", "placeholder"),
     ("video", "embed"): ("iframe", "script"),
+    ("video", "load"): ("eager", "click"),
 }
+# Lists of whole numbers (the other list settings hold text).
+_NUMBER_LISTS = {("images", "widths")}
 # Numbers outside these bounds would crash a build or make it wait forever for nothing.
 _POSITIVE = {
     ("service", "timeout"),
@@ -261,6 +274,21 @@ def _check_value(name: str, key: str, value: Any, source: str) -> None:
             )
 
 
+def _widths(value: Any, source: str, what: str) -> tuple[int, ...]:
+    if (
+        not isinstance(value, list)
+        or len(value) > MAX_WIDTHS
+        or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_WIDTH for v in value
+        )
+    ):
+        raise ConfigError(
+            f"{source}: {what} must be a list of at most {MAX_WIDTHS} pixel widths from 1 to "
+            f"{MAX_WIDTH}, like [480, 960, 1440] ([] for no srcset), got {value!r}"
+        )
+    return tuple(sorted(set(value)))
+
+
 def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) -> Any:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where(name, '')}: [{name}] must be a table")
@@ -274,7 +302,9 @@ def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) 
             )
         default = getattr(cls(), key)
         expected = type(default)
-        if isinstance(default, tuple):
+        if (name, key) in _NUMBER_LISTS:
+            value = _widths(value, source, f"[{name}] {key}")
+        elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{source}: [{name}] {key} must be a list of strings")
             value = tuple(value)

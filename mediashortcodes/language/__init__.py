@@ -29,7 +29,7 @@ from .parser import (
     unescape_literal,
     unterminated,
 )
-from .validation import Issue, build, check
+from .validation import Issue, build, check, check_widths, widths_of
 
 __all__ = [
     "CROP_KEYS",
@@ -45,6 +45,7 @@ __all__ = [
     "ShortcodeRenderer",
     "build",
     "check",
+    "check_widths",
     "find_end",
     "format_shortcode",
     "is_opening",
@@ -55,4 +56,5 @@ __all__ = [
     "simple_shortcode",
     "unescape_literal",
     "unterminated",
+    "widths_of",
 ]

@@ -20,12 +20,14 @@ CUSTOM_FORMAT = "-1"
 TEXT_KEYS = ("alt", "title", "class", "caption")
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2", "stretch")
 REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
-IMAGE_KEYS = (*TEXT_KEYS, "loading", *CROP_KEYS)
-VIDEO_KEYS = ("embed", "title", "lang")
+RESPONSIVE_KEYS = ("widths", "sizes")
+IMAGE_KEYS = (*TEXT_KEYS, "loading", *RESPONSIVE_KEYS, *CROP_KEYS)
+VIDEO_KEYS = ("embed", "title", "lang", "load")
 KEYS = {IMAGE: IMAGE_KEYS, VIDEO: VIDEO_KEYS}
 
 LOADING_VALUES = ("lazy", "eager")
 EMBED_VALUES = ("iframe", "script")
+LOAD_VALUES = ("eager", "click")
 STRETCH_VALUES = {"1": True, "true": True, "0": False, "false": False}
 
 BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")

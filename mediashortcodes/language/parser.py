@@ -378,7 +378,7 @@ def _interpret(
             problem(
                 extra.offset,
                 f"unexpected {extra.value!r}: media_video takes no FORMAT,"
-                " only key=value options (embed, title, lang)",
+                " only key=value options (embed, title, lang, load)",
             )
     pairs = [(p.key or "", p.value) for p in options]
     issues = check(name, file_id, fmt, pairs)

@@ -8,6 +8,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..config import MAX_WIDTH, MAX_WIDTHS
 from ..errors import Problem
 from .model import (
     CROP_KEYS,
@@ -17,6 +18,7 @@ from .model import (
     INTEGER,
     KEYS,
     LANGUAGE,
+    LOAD_VALUES,
     LOADING_VALUES,
     NAMES,
     REQUIRED_CROP_KEYS,
@@ -93,6 +95,10 @@ def _check_value(key: str, value: str) -> str | None:
         return f"loading must be lazy or eager, got {value!r}"
     if key == "embed" and value not in EMBED_VALUES:
         return f"embed must be iframe or script, got {value!r}"
+    if key == "load" and value not in LOAD_VALUES:
+        return f"load must be eager or click, got {value!r}"
+    if key == "widths":
+        return check_widths(value)
     if key == "lang" and not LANGUAGE.match(value):
         return f"lang must be a language code like sv or en_US, got {value!r}"
     if key == "stretch" and value.lower() not in STRETCH_VALUES:
@@ -102,6 +108,26 @@ def _check_value(key: str, value: str) -> str | None:
             return f"{key} must be a whole number of pixels (0 or more), got {value!r}"
         if key in ("w", "h") and int(value) == 0:
             return f"{key} must be greater than 0"
+    return None
+
+
+def widths_of(text: str) -> tuple[int, ...]:
+    """The pixel widths of a valid ``widths`` value, ascending, each once (``""``: none)."""
+    return tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+
+
+def check_widths(value: str) -> str | None:
+    """What is wrong with a ``widths`` value, or None."""
+    if not value.strip():
+        return None  # widths="": no srcset, even where the site sets default widths
+    parts = [part.strip() for part in value.split(",")]
+    if not all(INTEGER.match(part) and 0 < int(part) <= MAX_WIDTH for part in parts):
+        return (
+            f"widths must be pixel widths from 1 to {MAX_WIDTH} separated by commas, like "
+            f'widths="480,960,1440" (or widths="" for no srcset), got {value!r}'
+        )
+    if len(parts) > MAX_WIDTHS:
+        return f"widths lists {len(parts)} widths; give at most {MAX_WIDTHS}"
     return None
 
 
@@ -179,4 +205,6 @@ def build(
 def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):  # widths=[480, 960] in Jinja
+        return ",".join(_text(item) for item in value)
     return str(value)
