@@ -147,6 +147,13 @@ def check(site: str, offline: bool, jobs: int | None, output_format: str) -> Non
         result = _run(SiteBuilder(config, options), "checking media")
         outcome.built(result)
         _echo_outcome(result)
+        if result.srcset and not quiet() and not outcome.json:
+            click.echo(
+                "srcset candidates a build fetches (widths at or above an image's own width "
+                "are dropped; the image itself is always one):"
+            )
+            for line in result.srcset:
+                click.echo(f"  {line}")
         what = "syntax" if offline else "shortcodes"
         verdict = (
             f"no errors, {counted(len(result.warnings), 'warning')} (listed above)"

@@ -60,6 +60,11 @@ def published_name(file: File, format_id: int, crop: Crop | None, stored: Stored
     return f"{stem}-{file.id}-{label}-{stored.sha256[:10]}.{stored.ext}"
 
 
+def poster_name(file: File, stored: Stored) -> str:
+    """The published name of a video's preview image (its click-to-load poster)."""
+    return f"{_stem(file.filename or file.name)}-{file.id}-poster-{stored.sha256[:10]}.{stored.ext}"
+
+
 class Assets:
     def __init__(
         self,
@@ -110,6 +115,37 @@ class Assets:
                 f"file {file.id}: the service announced a {info.filetype} file but sent "
                 f"{probe.kind}; the download was not used"
             )
+        self.downloads += 1
+        return self.cache.put_variant(
+            key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height
+        )
+
+    @staticmethod
+    def _poster_key(file: File) -> str:
+        # Not the preview's URL: a service may sign it anew on every listing.
+        return f"poster:{file.id}:{file.uploaded}:{file.filesize}"
+
+    def cached_poster(self, file: File) -> Stored | None:
+        stored = self.cache.get_variant(self._poster_key(file))
+        if stored is not None:
+            self.hits += 1
+        return stored
+
+    async def poster(self, file: File) -> Stored | None:
+        """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded,
+        verified to be an image and stored like a variant; None when the file has none."""
+        url = file.small_preview or file.thumb_preview
+        if not url:
+            return None
+        key = self._poster_key(file)
+        if self.offline:
+            raise CacheMissError(
+                f"file {file.id}: its preview image is not in the cache; build once without "
+                "--offline"
+            )
+        client = await self.connect()
+        data = await client.download(url, max_bytes=self.max_bytes)
+        probe = imageinfo.probe(data)  # raises on anything that is not an image
         self.downloads += 1
         return self.cache.put_variant(
             key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height

@@ -55,6 +55,7 @@ class Catalog:
         self.refresh = refresh
         self.offline = offline
         self.warn = warn
+        self.listed: set[int] = set()  # ids whose metadata this catalog read from the service
 
     def _usable(self, stale: bool) -> bool:
         return self.offline or not (stale or self.refresh)
@@ -103,6 +104,13 @@ class Catalog:
                     fallback[file_id] = cached.value
         return need
 
+    async def fresh(self, file: File) -> File | None:
+        """``file`` as the service lists it now (its preview URLs may be signed anew, or
+        the sandbox be on another port); the same record when this catalog just read it."""
+        if file.id in self.listed:
+            return file
+        return (await self._look_up({file.id})).get(file.id)
+
     async def _look_up(self, need: set[int]) -> dict[int, File]:
         client = await self.connect()
         found: dict[int, File] = {}
@@ -115,6 +123,7 @@ class Catalog:
             except NotFoundError:
                 return  # the folder went away or is no longer visible
             self.cache.put_folder_files(folder_id, files)
+            self.listed.update(f.id for f in files)
             found.update((f.id, f) for f in files if f.id in need)
 
         known = {loc for i in need if (loc := self.cache.get_location(i)) is not None}

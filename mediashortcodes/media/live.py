@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -35,7 +36,7 @@ from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError
 from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
-from .render import Renderer, ResolvedImage, problem_note
+from .render import Renderer, problem_note
 from .resolver import (
     Failure,
     ImageOutcome,
@@ -152,9 +153,12 @@ class LiveRenderer:
                 raise
             return self._missing(shortcode, f"file {shortcode.file_id}: {exc}")
         outcome = resolution.outcomes.get(shortcode)
-        if isinstance(outcome, ImageOutcome):
+        if isinstance(outcome, (ImageOutcome, VideoOutcome)):
             self.publish(outcome)
-        return self.html(shortcode, outcome)
+        html = self.html(shortcode, outcome)
+        if self.renderer.click_script_used:
+            self._publish_click_script()
+        return html
 
     def problem(self, problem: Problem) -> Markup:
         """A malformed shortcode: a visible note in preview, an error in an export."""
@@ -178,24 +182,30 @@ class LiveRenderer:
         """The HTML of a resolved shortcode; the image's src points into the publication."""
         try:
             if isinstance(outcome, ImageOutcome):
-                src = self.publication.url_prefix + outcome.name
-                image = ResolvedImage(
-                    outcome.file, src, outcome.stored.width, outcome.stored.height
-                )
+                image = outcome.resolved(self.publication.url_prefix)
                 return self.renderer.image(shortcode, image)
             if isinstance(outcome, VideoOutcome):
-                return self.renderer.video(shortcode, outcome.file)
+                return self.renderer.video(shortcode, outcome.resolved(self.publication.url_prefix))
         except ValueError as exc:  # RenderError: a bad option, an unsafe mediaId
             return self._missing(shortcode, str(getattr(exc, "message", exc)))
         if isinstance(outcome, Failure):
             return self._missing(shortcode, outcome.message, outcome.cause)
         return self._missing(shortcode, "not resolved")
 
-    def publish(self, outcome: ImageOutcome) -> Path:
-        """Put the image into the publication directory (once; a hard link when possible)."""
-        target = self.publication.directory / outcome.name
-        publish(self.cache, outcome.stored, target)
-        return target
+    def publish(self, outcome: ImageOutcome | VideoOutcome) -> None:
+        """Put the image and its srcset candidates, or a video's poster, into the publication
+        directory (once each; a hard link when possible)."""
+        for published in outcome.published():
+            publish(self.cache, published.stored, self.publication.directory / published.name)
+
+    def _publish_click_script(self) -> None:
+        name, data = self.renderer.click_script
+        target = self.publication.directory / name
+        if not target.exists():  # concurrent requests may both write it: whole, then renamed
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f".{name}.{os.getpid()}-{threading.get_ident()}")
+            partial.write_bytes(data)
+            os.replace(partial, target)
 
     def close(self) -> None:
         """Close the service client (and a sandbox it started), the loop and the cache."""

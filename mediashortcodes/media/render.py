@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import jinja2
 from jinja2 import meta
@@ -37,6 +38,7 @@ __all__ = [
     "RenderError",
     "Renderer",
     "ResolvedImage",
+    "ResolvedVideo",
     "default_templates_dir",
     "element_id",
 ]
@@ -46,12 +48,15 @@ FIGURE_TEMPLATE = "media_figure.html"
 IFRAME_TEMPLATE = "media_video_iframe.html"
 SCRIPT_TEMPLATE = "media_video_script.html"
 PLACEHOLDER_TEMPLATE = "media_placeholder.html"
+CLICK_TEMPLATE = "media_video_click.html"
+CLICK_SCRIPT = "media_video_click.js"  # published once per site that has a click-to-load video
 TEMPLATE_NAMES = (
     IMAGE_TEMPLATE,
     FIGURE_TEMPLATE,
     IFRAME_TEMPLATE,
     SCRIPT_TEMPLATE,
     PLACEHOLDER_TEMPLATE,
+    CLICK_TEMPLATE,
 )
 
 MEDIA_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -71,6 +76,7 @@ _JS_RESERVED = frozenset({
 # fmt: on
 LOADING = ("lazy", "eager")
 EMBEDS = ("iframe", "script")
+LOADS = ("eager", "click")
 _PLACEHOLDER_MESSAGE_LIMIT = 500
 
 
@@ -102,6 +108,19 @@ class ResolvedImage:
     src: str  # URL of the published file, e.g. "/media/12-original-3fa9c1d2e4.jpg"
     width: int
     height: int
+    # (URL, pixel width) of each srcset candidate, narrowest first, the base variant last;
+    # empty: no srcset. sizes goes with it.
+    srcset: tuple[tuple[str, int], ...] = ()
+    sizes: str = ""
+
+
+@dataclass(frozen=True)
+class ResolvedVideo:
+    """A video, with what a click-to-load embed publishes beside the page."""
+
+    file: records.File
+    media_url: str  # URL of the media directory (ends with "/"): the click script lives there
+    poster: ResolvedImage | None = None  # the preview image, published; None: a placeholder
 
 
 def problem_note(problem: Problem) -> Markup:
@@ -159,6 +178,7 @@ class Renderer:
         self._default_templates = default_templates_dir()  # a broken install fails here, as ever
         self._overridden: dict[str, bool] = {}
         self._seeing: dict[str, bool] = {}
+        self.click_script_used = False  # a click-to-load video was rendered: publish the script
 
     @cached_property
     def environment(self) -> jinja2.Environment:
@@ -188,8 +208,10 @@ class Renderer:
             site_templates=templates if templates.is_dir() else None,
         )
 
-    def render(self, shortcode: Shortcode, resolved: ResolvedImage | records.File) -> Markup:
-        """Dispatch on what the resolver produced: a published image or a video's file."""
+    def render(
+        self, shortcode: Shortcode, resolved: ResolvedImage | ResolvedVideo | records.File
+    ) -> Markup:
+        """Dispatch on what the resolver produced: a published image or a video."""
         if isinstance(resolved, ResolvedImage):
             return self.image(shortcode, resolved)
         return self.video(shortcode, resolved)
@@ -213,30 +235,91 @@ class Renderer:
             "title": shortcode.option("title") or None,
             "css_class": None if caption else css_class,
             "caption": caption,
+            "srcset": srcset_attribute(image.srcset) or None,
+            "sizes": (image.sizes or "100vw") if image.srcset else None,
         }
         img = self._render(IMAGE_TEMPLATE, context)
         if caption is None:
             return img
         return self._render(FIGURE_TEMPLATE, {**context, "css_class": css_class, "img": img})
 
-    def video(self, shortcode: Shortcode, file: records.File) -> Markup:
-        """The iframe or script embed of a video; refuses a missing or unsafe mediaId."""
-        media_id = _checked_media_id(shortcode, file)
-        embed = self._embed(shortcode)
-        if embed not in EMBEDS:
-            raise EmbedError(f"embed must be iframe or script, not {embed!r}", shortcode.location)
+    def video(self, shortcode: Shortcode, video: ResolvedVideo | records.File) -> Markup:
+        """The iframe or script embed of a video, or with ``load="click"`` the poster and
+        button that insert it; refuses a missing or unsafe mediaId."""
+        resolved = video if isinstance(video, ResolvedVideo) else None
+        file = video.file if isinstance(video, ResolvedVideo) else video
+        eager = self._eager(shortcode, file)
+        if self.load(shortcode) == "eager":
+            return eager
+        if resolved is None:
+            raise RenderError(
+                'load="click" needs the media folder\'s URL (the click script is published '
+                "there): render a ResolvedVideo",
+                shortcode.location,
+            )
+        player_url = self._require("player_url")
+        host = urlsplit(player_url).netloc
+        poster = resolved.poster
+        self.click_script_used = True
+        context: dict[str, Any] = {
+            "shortcode": shortcode,
+            "file": file,
+            "media_id": file.media_id,
+            "title": self._title(shortcode, file),
+            "language": self._language(shortcode),
+            "eager": eager,
+            "poster_src": poster.src if poster else None,
+            "poster_width": poster.width if poster else None,
+            "poster_height": poster.height if poster else None,
+            "consent": self.video_config.consent_text.replace("{host}", host),
+            "host": host,
+            "link": f"{player_url}/ovp/11/{file.media_id}",
+            "script_src": resolved.media_url + self.click_script[0],
+            "remember": self.video_config.remember,
+        }
+        return self._render(CLICK_TEMPLATE, context)
+
+    def load(self, shortcode: Shortcode) -> str:
+        """``eager`` or ``click``: the shortcode's ``load=``, else ``[video] load``."""
+        load = shortcode.option("load") or self.video_config.load
+        if load not in LOADS:
+            raise EmbedError(f"load must be eager or click, not {load!r}", shortcode.location)
+        return load
+
+    @cached_property
+    def click_script(self) -> tuple[str, bytes]:
+        """The published name and bytes of the click-to-load script (a site's own
+        ``media_video_click.js`` in its templates folder replaces the default)."""
+        path = self._default_templates / CLICK_SCRIPT
+        if self._overrides(CLICK_SCRIPT):
+            assert self.site_templates is not None
+            path = self.site_templates / CLICK_SCRIPT
+        data = path.read_bytes()
+        return f"mediashortcodes-click-{hashlib.sha256(data).hexdigest()[:10]}.js", data
+
+    def _title(self, shortcode: Shortcode, file: records.File) -> str:
+        return shortcode.option("title") or file.name or file.filename or f"Video {file.id}"
+
+    def _language(self, shortcode: Shortcode) -> str:
         language = shortcode.option("lang") or self.video_config.language
         if not LANGUAGE.fullmatch(language):
             raise EmbedError(
                 f"lang must be a language code such as sv or en-GB, not {language!r}",
                 shortcode.location,
             )
+        return language
+
+    def _eager(self, shortcode: Shortcode, file: records.File) -> Markup:
+        media_id = _checked_media_id(shortcode, file)
+        embed = self._embed(shortcode)
+        if embed not in EMBEDS:
+            raise EmbedError(f"embed must be iframe or script, not {embed!r}", shortcode.location)
         context: dict[str, Any] = {
             "shortcode": shortcode,
             "file": file,
             "media_id": media_id,
-            "title": shortcode.option("title") or file.name or file.filename or f"Video {file.id}",
-            "language": language,
+            "title": self._title(shortcode, file),
+            "language": self._language(shortcode),
         }
         if embed == "iframe":
             context["src"] = f"{self._require('player_url')}/ovp/11/{media_id}"
@@ -291,6 +374,8 @@ class Renderer:
         if shortcode.name == "media_video":
             embed = self._embed(shortcode)
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
+            if names and self.load(shortcode) == "click":
+                names += (CLICK_TEMPLATE,)
         else:
             names = (IMAGE_TEMPLATE, FIGURE_TEMPLATE)
         return bool(names) and not any(self._sees_shortcode(name) for name in names)
@@ -356,6 +441,13 @@ class Renderer:
 # Python truthiness for the ifs); a hypothesis test holds them to the templates.
 
 
+def srcset_attribute(candidates: tuple[tuple[str, int], ...]) -> str:
+    """``URL Nw, URL Nw``; a comma or space in a URL is percent-encoded (they separate)."""
+    return ", ".join(
+        f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w" for url, width in candidates
+    )
+
+
 def _image_html(
     *,
     src: object,
@@ -365,11 +457,16 @@ def _image_html(
     loading: object,
     css_class: object,
     title: object,
+    srcset: object = None,
+    sizes: object = None,
     **_: object,
 ) -> str:
     """media_image.html."""
-    html = (
-        f'<img src="{escape(src)}" alt="{escape(alt)}" width="{escape(width)}" '
+    html = f'<img src="{escape(src)}"'
+    if srcset:
+        html += f' srcset="{escape(srcset)}" sizes="{escape(sizes)}"'
+    html += (
+        f' alt="{escape(alt)}" width="{escape(width)}" '
         f'height="{escape(height)}" loading="{escape(loading)}" decoding="async"'
     )
     if css_class:
@@ -432,6 +529,8 @@ def _checked_url(url: str, key: str) -> str:
 def _checked_video_config(video: VideoConfig) -> VideoConfig:
     if video.embed not in EMBEDS:
         raise ConfigError(f"[video] embed must be iframe or script, got {video.embed!r}")
+    if video.load not in LOADS:
+        raise ConfigError(f"[video] load must be eager or click, got {video.load!r}")
     if not LANGUAGE.fullmatch(video.language):
         raise ConfigError(
             f"[video] language must be a language code such as sv, got {video.language!r}"

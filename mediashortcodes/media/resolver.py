@@ -12,17 +12,19 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..config import Config
-from ..errors import CacheMissError, MediaShortcodesError
-from ..language import Shortcode
+from ..errors import OUTAGES, CacheMissError, MediaShortcodesError
+from ..language import Shortcode, widths_of
 from ..records import Crop, File, Format
-from .assets import Assets, published_name
+from .assets import Assets, poster_name, published_name
 from .cache import MediaCache, Stored
 from .catalog import Catalog
+from .render import ResolvedImage, ResolvedVideo
+from .srcset import candidate_crop, narrower
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
@@ -34,16 +36,66 @@ IMAGE = "media_image"
 VIDEO = "media_video"
 
 
+VariantKey = tuple[int, int, Crop | None]  # file id, format id, crop
+
+
+@dataclass(frozen=True)
+class Published:
+    """A stored file and its name under the media directory."""
+
+    name: str
+    stored: Stored
+
+
 @dataclass(frozen=True)
 class ImageOutcome:
     file: File
     stored: Stored
     name: str  # the published file name under the media directory
+    # srcset candidates narrower than the base variant, narrowest first (each width once)
+    candidates: tuple[Published, ...] = ()
+    sizes: str = ""  # the sizes attribute; "" when the image has no srcset
+
+    def published(self) -> Iterator[Published]:
+        """Every file this image publishes: the base variant, then its candidates."""
+        yield Published(self.name, self.stored)
+        yield from self.candidates
+
+    def resolved(self, url_prefix: str) -> ResolvedImage:
+        """What the renderer needs, with URLs under ``url_prefix`` (ends with "/")."""
+        srcset: tuple[tuple[str, int], ...] = ()
+        if self.sizes:  # the base variant is the widest candidate
+            every = (*self.candidates, Published(self.name, self.stored))
+            srcset = tuple((url_prefix + p.name, p.stored.width) for p in every)
+        return ResolvedImage(
+            self.file,
+            url_prefix + self.name,
+            self.stored.width,
+            self.stored.height,
+            srcset=srcset,
+            sizes=self.sizes,
+        )
 
 
 @dataclass(frozen=True)
 class VideoOutcome:
     file: File
+    click: bool = False  # load="click" (the shortcode's, else [video] load)
+    poster: Published | None = None  # click: the preview image, if the file has one
+
+    def published(self) -> Iterator[Published]:
+        if self.poster is not None:
+            yield self.poster
+
+    def resolved(self, url_prefix: str) -> ResolvedVideo:
+        """What the renderer needs, with URLs under ``url_prefix`` (ends with "/")."""
+        poster = None
+        if self.poster is not None:
+            stored = self.poster.stored
+            poster = ResolvedImage(
+                self.file, url_prefix + self.poster.name, stored.width, stored.height
+            )
+        return ResolvedVideo(self.file, url_prefix, poster)
 
 
 @dataclass(frozen=True)
@@ -51,6 +103,7 @@ class Verified:
     """`check` mode: the file exists and fits the shortcode; nothing was downloaded."""
 
     file: File
+    widths: tuple[int, ...] = ()  # srcset widths asked for (those above the image's are dropped)
 
 
 @dataclass(frozen=True)
@@ -88,6 +141,17 @@ class Resolution:
     def pairs(self) -> Iterator[tuple[Shortcode, Outcome]]:
         """Each place with its outcome, in order."""
         return zip(self.places, self.results, strict=True)
+
+
+def published_files(resolution: Resolution) -> dict[str, Stored]:
+    """Every file the resolved images publish, by name, each once (srcset candidates too)."""
+    files: dict[str, Stored] = {}
+    seen: set[int] = set()
+    for outcome in resolution.results:  # one outcome object serves all places of an image
+        if isinstance(outcome, (ImageOutcome, VideoOutcome)) and id(outcome) not in seen:
+            seen.add(id(outcome))
+            files.update((p.name, p.stored) for p in outcome.published())
+    return files
 
 
 async def _none() -> None:
@@ -178,18 +242,18 @@ class Resolver:
             self.catalog.formats() if needs_formats else _none(),
         )
 
-        variants: dict[tuple[int, int, Crop | None], asyncio.Future[Stored]] = {}
-        cached: dict[tuple[int, int, Crop | None], Stored] = {}  # the warm path: no future
-        pending: list[tuple[list[int], File, int, Crop | None]] = []
+        variants: dict[VariantKey, asyncio.Future[Stored]] = {}
+        cached: dict[VariantKey, Stored] = {}  # the warm path: no future
+        pending: list[tuple[list[int], File, int, Crop | None, tuple[int, ...]]] = []
         for group, first in zip(groups.values(), firsts, strict=True):
             file = files.get(first.file_id)
             outcome = self._check(first, file, formats)
             if file is not None and not isinstance(outcome, Failure):
                 outcome = self._gdpr(group, codes, file, result) or outcome
             if isinstance(outcome, tuple):
-                file, format_id, crop = outcome
+                file, format_id, crop, widths = outcome
                 self._alt_text(group, codes, file, result)
-                pending.append((group, file, format_id, crop))
+                pending.append((group, file, format_id, crop, widths))
             else:
                 for i in group:
                     results[i] = outcome
@@ -199,47 +263,95 @@ class Resolver:
             order = {id(sc): i for i, sc in enumerate(codes)}
             result.warnings.sort(key=lambda warning: order[id(warning[0])])
 
+        semaphore = asyncio.Semaphore(self.jobs)
+
+        async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
+            async with semaphore:
+                return await self.assets.variant(file, format_id, crop)
+
+        def schedule(file: File, format_id: int, crop: Crop | None) -> VariantKey:
+            """Each variant once per build, whichever shortcodes ask for it."""
+            key = (file.id, format_id, crop)
+            if key not in variants and key not in cached:
+                stored = self.assets.cached(file, format_id, crop)
+                if stored is not None:  # warm path: no task, no client
+                    self.assets.hits += 1
+                    cached[key] = stored
+                else:
+                    variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
+            return key
+
+        def stored_of(key: VariantKey) -> Stored | BaseException:
+            fut = variants.get(key)
+            if fut is None:
+                return cached[key]
+            return fut.exception() or fut.result()
+
+        Planned = list[tuple[int, VariantKey]]  # each candidate's width and variant
+
+        def plan(file: File, crop: Crop | None, widths: tuple[int, ...], base: Stored) -> Planned:
+            return [
+                (w, schedule(file, -1, candidate_crop(crop, base.width, base.height, w)))
+                for w in narrower(widths, base.width)
+            ]
+
+        async def after_base(
+            file: File, key: VariantKey, crop: Crop | None, widths: tuple[int, ...]
+        ) -> Planned:
+            # srcset candidates are scaled from what the base variant turned out to be (the
+            # original's size is known once it is here): each image's as soon as its own is.
+            await asyncio.gather(variants[key], return_exceptions=True)
+            base = stored_of(key)
+            if isinstance(base, BaseException):
+                return []
+            planned = plan(file, crop, widths, base)
+            await asyncio.gather(
+                *(variants[k] for _, k in planned if k in variants), return_exceptions=True
+            )
+            return planned
+
+        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
         if not self.verify_only:
-            semaphore = asyncio.Semaphore(self.jobs)
-
-            async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
-                async with semaphore:
-                    return await self.assets.variant(file, format_id, crop)
-
-            for _group, file, format_id, crop in pending:
+            for _group, file, format_id, crop, _widths in pending:
+                schedule(file, format_id, crop)
+            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[Planned]] = {}
+            for _group, file, format_id, crop, widths in pending:
                 key = (file.id, format_id, crop)
-                if key not in variants and key not in cached:
-                    stored = self.assets.cached(file, format_id, crop)
-                    if stored is not None:  # warm path: no task, no client
-                        self.assets.hits += 1
-                        cached[key] = stored
-                    else:
-                        variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
+                if not widths or (key, widths) in candidates or (key, widths) in chains:
+                    continue
+                if key in cached:  # warm path: planned at once, no task
+                    candidates[key, widths] = plan(file, crop, widths, cached[key])
+                else:
+                    chains[key, widths] = asyncio.ensure_future(after_base(file, key, crop, widths))
+            await asyncio.gather(*variants.values(), *chains.values(), return_exceptions=True)
+            candidates.update((at, chain.result()) for at, chain in chains.items())
+            # Candidates planned on the warm path may still be downloading (a new width).
             await asyncio.gather(*variants.values(), return_exceptions=True)
 
-        images: dict[tuple[int, int, Crop | None], ImageOutcome] = {}
-        for group, file, format_id, crop in pending:
+        if not self.verify_only:
+            await self._posters(groups, codes, results, result)
+
+        images: dict[tuple[VariantKey, tuple[int, ...]], ImageOutcome | Failure] = {}
+        for group, file, format_id, crop, widths in pending:
             outcome: Outcome
             if self.verify_only:
-                outcome = Verified(file)
+                outcome = Verified(file, widths)
             else:
                 key = (file.id, format_id, crop)
-                fut = variants.get(key)
-                exc = None if fut is None else fut.exception()
-                if exc is None:
-                    image = images.get(key)
-                    if image is None:
-                        stored = cached[key] if fut is None else fut.result()
-                        name = published_name(file, format_id, crop, stored)
-                        image = images[key] = ImageOutcome(file, stored, name)
-                    outcome = image
+                image = images.get((key, widths))
+                if image is None:
+                    image = images[key, widths] = self._image(
+                        codes[group[0]],
+                        file,
+                        (format_id, crop, key),
+                        candidates.get((key, widths)),
+                        stored_of,
+                    )
+                if isinstance(image, ImageOutcome) and widths:
+                    image = replace(image, sizes=self._sizes(codes[group[0]]))
+                outcome = image
+                if not isinstance(outcome, Failure):
                     self.progress(len(group))
-                elif isinstance(exc, CacheMissError):  # --offline: in the author's words
-                    outcome = Failure(self._not_cached(codes[group[0]], file), exc)
-                elif isinstance(exc, MediaShortcodesError):
-                    outcome = Failure(f"file {file.id}: {exc}", exc)
-                else:
-                    raise exc
             for i in group:
                 results[i] = outcome
         result.results = [Failure("not resolved") if o is None else o for o in results]
@@ -247,6 +359,99 @@ class Resolver:
         result.cache_hits = self.assets.hits
         result.remote_hits = self.assets.remote_hits
         return result
+
+    async def _posters(
+        self,
+        groups: dict[tuple[object, ...], list[int]],
+        codes: list[Shortcode],
+        results: list[Outcome | None],
+        result: Resolution,
+    ) -> None:
+        """Click-to-load videos get their preview image, fetched once per file; one the
+        service cannot give is a warning (a neutral placeholder shows instead), an outage
+        is the build's failure as for images."""
+        clicks: list[tuple[list[int], VideoOutcome]] = []
+        for group in groups.values():
+            video = results[group[0]]
+            if isinstance(video, VideoOutcome) and self._load(codes[group[0]]) == "click":
+                clicks.append((group, video))
+        files = {video.file.id: video.file for _, video in clicks}
+        semaphore = asyncio.Semaphore(self.jobs)
+
+        async def poster(file: File) -> Published | Failure | None:
+            async with semaphore:
+                try:
+                    stored = self.assets.cached_poster(file)
+                    if stored is None and not self.catalog.offline:
+                        # A preview's URL comes from the listing, which may be older than
+                        # the URL's life: the file is listed again first (cold only).
+                        file = await self.catalog.fresh(file) or file
+                    stored = stored or await self.assets.poster(file)
+                except MediaShortcodesError as exc:
+                    if isinstance(exc, OUTAGES):
+                        return Failure(f"file {file.id}: its preview image: {exc}", exc)
+                    self.warn_messages.append(
+                        f"file {file.id} ({file.name!r}): its preview image could not be used "
+                        f"({exc}); its click-to-load embed shows a plain placeholder"
+                    )
+                    return None
+            return None if stored is None else Published(poster_name(file, stored), stored)
+
+        posters = dict(zip(files, await asyncio.gather(*map(poster, files.values())), strict=True))
+        for group, video in clicks:
+            found = posters[video.file.id]
+            outcome: Outcome = (
+                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
+            )
+            for i in group:
+                results[i] = outcome
+
+    def _image(
+        self,
+        sc: Shortcode,
+        file: File,
+        variant: tuple[int, Crop | None, VariantKey],
+        candidates: list[tuple[int, VariantKey]] | None,
+        stored_of: Callable[[VariantKey], Stored | BaseException],
+    ) -> ImageOutcome | Failure:
+        """The published base variant and its srcset candidates, or why there is none."""
+        format_id, crop, key = variant
+        base = stored_of(key)
+        if isinstance(base, BaseException):
+            return self._failure(sc, file, base)
+        published: dict[int, Published] = {}
+        for width, candidate_key in candidates or ():
+            stored = stored_of(candidate_key)
+            if isinstance(stored, BaseException):
+                return self._failure(sc, file, stored, f" (its {width}w srcset candidate)")
+            # The descriptor is the width the file really has; never the base's or wider.
+            if stored.width < base.width:
+                name = published_name(file, -1, candidate_key[2], stored)
+                published.setdefault(stored.width, Published(name, stored))
+        name = published_name(file, format_id, crop, base)
+        narrowest_first = tuple(published[w] for w in sorted(published))
+        # srcset on (sizes set) whenever widths were asked for: the caller sets sizes.
+        return ImageOutcome(file, base, name, narrowest_first)
+
+    def _failure(
+        self, sc: Shortcode, file: File, exc: BaseException, what: str = ""
+    ) -> Failure:
+        if isinstance(exc, CacheMissError) and not what:  # --offline: in the author's words
+            return Failure(self._not_cached(sc, file), exc)
+        if isinstance(exc, MediaShortcodesError):
+            return Failure(f"file {file.id}{what}: {exc}", exc)
+        raise exc
+
+    def _load(self, sc: Shortcode) -> str:
+        return sc.option("load") or self.config.video.load
+
+    def _sizes(self, sc: Shortcode) -> str:
+        return sc.option("sizes") or self.config.images.sizes or "100vw"
+
+    def _widths(self, sc: Shortcode) -> tuple[int, ...]:
+        """The srcset widths asked for: the shortcode's ``widths=``, else ``[images] widths``."""
+        written = sc.option("widths")
+        return self.config.images.widths if written is None else widths_of(written)
 
     def _format_spec(self, sc: Shortcode) -> str:
         return sc.format if sc.format is not None else self.config.images.default_format
@@ -266,7 +471,7 @@ class Resolver:
 
     def _check(
         self, sc: Shortcode, file: File | None, formats: list[Format] | None
-    ) -> Outcome | tuple[File, int, Crop | None]:
+    ) -> Outcome | tuple[File, int, Crop | None, tuple[int, ...]]:
         if file is None:
             hint = (
                 "it is not in the cache; build once without --offline"
@@ -284,19 +489,31 @@ class Resolver:
             return VideoOutcome(file)
         if file.is_video:
             return Failure(f"file {file.id} ({file.name!r}) is a video; use media_video")
+        widths = self._widths(sc)
         if sc.crop is not None:
-            return (file, -1, sc.crop)
-        format_id = format_id_for(self._format_spec(sc), formats)
+            return (file, -1, sc.crop, widths)
+        spec = self._format_spec(sc)
+        format_id = format_id_for(spec, formats)
         if isinstance(format_id, str) and self.catalog.offline and not formats:
             format_id = (
-                f"format {self._format_spec(sc)!r} needs the service's list of formats, which "
+                f"format {spec!r} needs the service's list of formats, which "
                 "is not in the cache; build once without --offline"
             )
         if isinstance(format_id, str):
             if sc.format is None:  # the author wrote none: say where the format came from
                 format_id += f" (set by [images] default_format in {self.config.source})"
             return Failure(format_id)
-        return (file, format_id, None)
+        if format_id != 0 and widths:
+            if sc.option("widths") is None:
+                return (file, format_id, None, ())  # the site's default: for what it can scale
+            where = "" if sc.format is not None else " ([images] default_format)"
+            return Failure(
+                f"widths cannot be honoured on the predefined format {spec!r}{where}: the "
+                "service does not say what that format crops, so no narrower copy of it can be "
+                "asked for; use FORMAT original, or a custom crop (w= h= x1= x2= y1= y2=), "
+                "with widths, or leave widths out"
+            )
+        return (file, format_id, None, widths)
 
     def _alt_text(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution

@@ -32,16 +32,18 @@ from ..fileio import remove_tree, write_atomic
 from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
-from ..media.cache import MediaCache, cache_for
+from ..media.cache import MediaCache, Stored, cache_for
 from ..media.remote_tier import shared_tier
-from ..media.render import Renderer, ResolvedImage
+from ..media.render import Renderer
 from ..media.resolver import (
     Failure,
     ImageOutcome,
     Resolution,
     Resolver,
+    Verified,
     VideoOutcome,
     lazy_client,
+    published_files,
 )
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
@@ -83,6 +85,7 @@ class BuildResult:
     problems: list[Problem] = field(default_factory=list)  # listed but not fatal (--keep-going)
     warnings: list[Problem] = field(default_factory=list)
     sources: list[pages_mod.PageSource] = field(default_factory=list)  # every page, as listed
+    srcset: list[str] = field(default_factory=list)  # `check`: the srcset each image asks for
 
     def summary(self) -> str:
         where = f" -> {pages_mod.display_path(self.output)}" if self.output else ""
@@ -144,6 +147,8 @@ class SiteBuilder:
         self.cache = cache_for(config, read_only=self.options.cache_read_only, remote=self.remote)
         self.deferred = DeferredRenderer()
         self._warnings: list[Problem] = []
+        # (name, bytes) of the click-to-load script, once a page has such a video
+        self._click_script: tuple[str, bytes] | None = None
         self.progress = progress
         self.markdown = _markdown(self.deferred)
         self.undefined_prints = UndefinedPrints()
@@ -326,7 +331,9 @@ class SiteBuilder:
             return result
         resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
         result.manifest = self._manifest(rendered, resolution)
-        if not self.options.check_only:
+        if self.options.check_only:
+            result.srcset = srcset_lines(resolution)
+        else:
             self._write(rendered, resolution, html_by_index, element_ids, result.manifest)
             result.output = self.output
         result.seconds = time.perf_counter() - started
@@ -382,6 +389,8 @@ class SiteBuilder:
             auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
         )
         html_by_index, element_ids, render_failed = self._final_html(resolution, renderer)
+        # A click-to-load video was rendered: its script is published with the media.
+        self._click_script = renderer.click_script if renderer.click_script_used else None
         problems += self.deferred.placed(render_failed)
         result.warnings = self._warnings
         # --keep-going stands in for files the service cannot give; what the author wrote
@@ -519,12 +528,12 @@ class SiteBuilder:
 
     # -- phase 4: write, all or nothing -----------------------------------------------------
 
-    def _outputs(
-        self, rendered: list[RenderedPage], images: Mapping[str, ImageOutcome]
-    ) -> list[str]:
-        """Every path these pages and images are written to, relative to the output."""
+    def _outputs(self, rendered: list[RenderedPage], images: Mapping[str, Stored]) -> list[str]:
+        """Every path these pages and media are written to, relative to the output."""
         media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
         outputs = [MANIFEST_NAME, *(p.source.output_file for p in rendered)]
+        if self._click_script is not None:
+            outputs.append(f"{media_dir}/{self._click_script[0]}")
         return outputs + [f"{media_dir}/{name}" for name in images]
 
     @cyclic_gc_paused()
@@ -557,7 +566,8 @@ class SiteBuilder:
             if self._workers is not None:  # they write their pages meanwhile
                 self._workers.write(staging, html_by_index, element_ids)
                 own = self._workers.own
-            publish_media(self.cache, images, staging / self.config.site.media_dir)
+            media = staging / self.config.site.media_dir
+            publish_media(self.cache, images, media, self._click_script)
             write_pages(own, staging, self.deferred.marker, html_by_index, element_ids)
             manifest.write_atomic(staging / MANIFEST_NAME)
             if self._workers is not None:
@@ -579,7 +589,8 @@ class SiteBuilder:
         """:meth:`update_pages`' writing: its pages and media into the output as it is."""
         images = published_images(resolution)
         refuse_escapes(self._outputs(rendered, images))
-        publish_media(self.cache, images, self.output / self.config.site.media_dir)
+        media = self.output / self.config.site.media_dir
+        publish_media(self.cache, images, media, self._click_script)
         for page in rendered:
             html = with_markers_replaced(
                 page.html, self.deferred.marker, html_by_index, element_ids
@@ -621,17 +632,26 @@ def used_file_ids(resolution: Resolution) -> list[int | None]:
     ]
 
 
-def published_images(resolution: Resolution) -> dict[str, ImageOutcome]:
-    """Each image variant the pages show, by its published name (once, not per place)."""
-    return {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
+def published_images(resolution: Resolution) -> dict[str, Stored]:
+    """Each file the pages show, by its published name (once, not per place): image
+    variants, their srcset candidates and click-to-load posters."""
+    return published_files(resolution)
 
 
-def publish_media(cache: MediaCache, images: Mapping[str, ImageOutcome], media: Path) -> None:
-    """Put every image variant the pages show into an output's ``media`` folder."""
+def publish_media(
+    cache: MediaCache,
+    images: Mapping[str, Stored],
+    media: Path,
+    click_script: tuple[str, bytes] | None = None,
+) -> None:
+    """Put every file the pages show into an output's ``media`` folder, and the
+    click-to-load script (name, bytes) when a page has such a video."""
     from ..media.assets import publish
 
-    for name, outcome in images.items():  # once per variant, not per shortcode
-        publish(cache, outcome.stored, media / name)
+    for name, stored in images.items():  # once per variant, not per shortcode
+        publish(cache, stored, media / name)
+    if click_script is not None:
+        write_atomic(media / click_script[0], click_script[1])
 
 
 def _page_errors(
@@ -652,15 +672,29 @@ def _page_errors(
     return pages_mod.PageErrors(unreadable + clashes, "; ".join(heads) + "; nothing was written")
 
 
+def srcset_lines(resolution: Resolution) -> list[str]:
+    """One line per image with ``widths`` (each once, at its first place): what a build fetches."""
+    places: dict[tuple[object, ...], list[Shortcode]] = {}
+    for sc, outcome in resolution.pairs():
+        if isinstance(outcome, Verified) and outcome.widths:
+            key = (sc.file_id, sc.format, sc.crop, outcome.widths)
+            places.setdefault(key, []).append(sc)
+    lines = []
+    for (file_id, _fmt, _crop, widths), scs in places.items():
+        more = len(scs) - 1
+        where = f"{scs[0].location}" + (f" (and {counted(more, 'more place')})" if more else "")
+        variant = "custom crop" if scs[0].crop is not None else scs[0].format or "default format"
+        candidates = ", ".join(f"{w}w" for w in widths)
+        lines.append(f"{where}: file {file_id} ({variant}): srcset {candidates}")
+    return lines
+
+
 def _resolved_html(
     sc: Shortcode, outcome: ImageOutcome | VideoOutcome, renderer: Renderer, prefix: str
 ) -> str:
     if isinstance(outcome, VideoOutcome):
-        return renderer.video(sc, outcome.file)
-    image = ResolvedImage(
-        outcome.file, prefix + outcome.name, outcome.stored.width, outcome.stored.height
-    )
-    return renderer.image(sc, image)
+        return renderer.video(sc, outcome.resolved(prefix))
+    return renderer.image(sc, outcome.resolved(prefix))
 
 
 def media_url_prefix(base_url: str, media_dir: str) -> str:

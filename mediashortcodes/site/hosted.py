@@ -210,9 +210,11 @@ class Resolved:
         """Put every image the pages show under ``output/<media_dir>/``; how many."""
         images = published_images(self._resolution)  # type: ignore[arg-type]
         try:
-            if images:
+            renderer = self._renderer
+            script = renderer.click_script if renderer.click_script_used else None
+            if images or script:
                 media = output / self._build.config.site.media_dir
-                publish_media(self._builder.cache, images, media)
+                publish_media(self._builder.cache, images, media, script)
         finally:
             self._builder.cache.close()  # the last use (a read-only cache's downloads go)
         return len(images)

@@ -38,7 +38,7 @@ from wagtail.models import Page, Site
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, exit_code_for, message_for
 from ..language import Shortcode
 from ..media.live import LiveRenderer
-from ..media.resolver import Failure, ImageOutcome, Resolution
+from ..media.resolver import Failure, Resolution, published_files
 from ..site.builder import DeferredRenderer, with_markers_replaced
 from ..site.template_problems import pages_named, shown_with_any_stop
 from ..usage.manifest import MANIFEST_NAME, Manifest
@@ -138,10 +138,12 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         problems = found + deferred.placed(failed)
         if problems:
             raise ContentError(pages_named(problems))
-        images = {o.name: o for o in resolution.results if isinstance(o, ImageOutcome)}
         media_dir = live.config.site.media_dir.strip("/")
-        for name, outcome in sorted(images.items()):
-            self._copy(live.cache.blob_path(outcome.stored), join_path(media_dir, name))
+        for name, stored in sorted(published_files(resolution).items()):
+            self._copy(live.cache.blob_path(stored), join_path(media_dir, name))
+        if live.renderer.click_script_used:  # a click-to-load video's script, once
+            name, data = live.renderer.click_script
+            self.write_file(self.get_output_path(join_path(media_dir, name)), data)
         return html
 
     @staticmethod

@@ -1,0 +1,141 @@
+"""Click-to-load videos: built against the sandbox, nothing of the player in the page
+until the visitor asks for it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mediashortcodes import config as config_mod
+from mediashortcodes.media.imageinfo import probe
+from mediashortcodes.site.builder import BuildOptions, BuildResult, build_site
+
+from .conftest import small_site
+
+FILMS = """---
+title: Films
+---
+<% media_video 201 load=click %>
+
+<% media_video 202 load=click embed=script %>
+
+<% media_video 204 load=click embed=script %>
+
+<% media_video 203 %>
+"""
+OTHER = "---\ntitle: Again\n---\n<% media_video 201 load=click %>\n"
+
+
+class Outside(HTMLParser):
+    """The URLs a page loads by itself: src and href outside <template> and <noscript>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inert = 0
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("template", "noscript"):
+            self.inert += 1
+        elif not self.inert:
+            self.urls += [v or "" for k, v in attrs if k in ("src", "href", "srcset")]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("template", "noscript"):
+            self.inert -= 1
+
+
+def loaded_urls(html: str) -> list[str]:
+    parser = Outside()
+    parser.feed(html)
+    return parser.urls
+
+
+@pytest.fixture(scope="module")
+def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    from mediashortcodes.sandbox import DEMO_CREDENTIALS
+
+    root = tmp_path_factory.mktemp("click")
+    files = {
+        "templates/page.html": "<main>{{ page.content }}</main>\n",
+        "content/index.md": FILMS,
+        "content/again.md": OTHER,
+    }
+    small_site(root / "site", sandbox_server, files, player=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
+        patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
+        patch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
+        patch.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
+        yield root / "site"
+
+
+@pytest.fixture(scope="module")
+def cold(site: Path) -> BuildResult:
+    return build_site(config_mod.load(site), BuildOptions())
+
+
+def test_the_page_loads_nothing_from_the_player_hosts_before_a_click(cold, site, sandbox_server):
+    html = (site / "_site" / "index.html").read_text()
+    player_host = sandbox_server.player_url
+    loaded = loaded_urls(html)
+    assert [url for url in loaded if url.startswith(player_host)] == [
+        f"{player_host}/ovp/11/Hd3Fs9Qa"  # only the eager embed of 203
+    ]
+    templates = re.findall(r"<template>(.*?)</template>", html, re.S)
+    assert len(templates) == 3
+    assert f'src="{player_host}/ovp/11/Xk7Pq2Lm"' in templates[0]  # the eager iframe as is
+    assert "new MFPlayer(" in templates[1] and "new MFPlayer(" in templates[2]
+
+
+def test_each_click_embed_shows_its_poster_a_named_button_the_consent_and_a_link(
+    cold, site, sandbox_server
+):
+    out = site / "_site"
+    html = (out / "index.html").read_text()
+    boxes = re.findall(r"<div class=\"mediashortcodes-click\".*?</template>\n</div>", html, re.S)
+    assert len(boxes) == 3
+    first = boxes[0]
+    src, width, height = re.search(
+        r'<img src="([^"]+)" alt="" width="(\d+)" height="(\d+)"', first
+    ).groups()  # type: ignore[union-attr]
+    poster = probe((out / src.lstrip("/")).read_bytes())
+    assert (poster.width, poster.height) == (int(width), int(height))
+    assert ">&#9654; Play video: Welcome to the park</button>" in first
+    host = sandbox_server.player_url.split("//", 1)[1]
+    assert f"Playing this video loads the player from {host}." in first
+    assert f'<noscript><a href="{sandbox_server.player_url}/ovp/11/Xk7Pq2Lm">' in first
+
+
+def test_the_script_is_one_small_local_file_for_the_whole_site(cold, site) -> None:
+    out = site / "_site"
+    scripts = sorted((out / "media").glob("mediashortcodes-click-*.js"))
+    assert len(scripts) == 1
+    assert scripts[0].stat().st_size < 2048
+    for page in (out / "index.html", out / "again" / "index.html"):
+        html = page.read_text()
+        assert f'<script src="/media/{scripts[0].name}" defer></script>' in html
+        assert "<script>" not in html.split("<template>")[0], "no inline script needed"
+
+
+def test_posters_are_fetched_once_and_a_warm_build_asks_nothing(cold, site, sandbox_server):
+    posters = sorted((site / "_site" / "media").glob("*-poster-*"))
+    assert [p.name.split("-poster-")[0] for p in posters] == [
+        "coast-drone-202", "traffic-timelapse-204", "welcome-201",
+    ] or len(posters) == 3  # fmt: skip
+    sandbox_server.reset_stats()
+    result = build_site(config_mod.load(site), BuildOptions())
+    assert result.requests == 0
+    assert sum(sandbox_server.stats.values()) == 0
+    assert sorted((site / "_site" / "media").glob("*-poster-*")) == posters
+
+
+def test_the_manifest_counts_click_to_load_videos(cold, site) -> None:
+    assert cold.manifest is not None
+    pages = cold.manifest.pages
+    assert sorted(pages["https://www.example.org/"].files) == [201, 202, 203, 204]
