@@ -6,9 +6,12 @@ gets a message that names the field instead of producing a shortcode the build r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..config import MAX_WIDTH, MAX_WIDTHS
+from ..language import check_widths, widths_of
 from ..records import Crop, File, Format
 from .shortcode_text import CLOSE, OPEN, format_token, image_shortcode, video_shortcode
 
@@ -82,14 +85,38 @@ def _format(requested: Any, formats: Sequence[Format]) -> str:
     raise SelectionError(f"format {wanted} is not one of the service's formats; reload the page")
 
 
+def _widths(requested: Any) -> tuple[int, ...]:
+    """srcset widths typed as ``480, 960 1440``; empty: none (the site's default applies)."""
+    if requested is None:
+        return ()
+    text = ",".join(re.split(r"[\s,]+", requested.strip())) if isinstance(requested, str) else ""
+    if not isinstance(requested, str) or check_widths(text):
+        raise SelectionError(
+            f"widths: give pixel widths from 1 to {MAX_WIDTH} separated by commas, like "
+            f"480, 960, 1440 (at most {MAX_WIDTHS}); got {requested!r}"
+        )
+    return widths_of(text)
+
+
 def shortcode_for(request: Mapping[str, Any], file: File, formats: Sequence[Format]) -> str:
     """The shortcode for ``file`` as the page configured it."""
     if file.is_video:
         embed = request.get("embed") or None
         if embed is not None and embed not in EMBEDS:
             raise SelectionError(f"embed must be one of {', '.join(EMBEDS)}, got {embed!r}")
-        return video_shortcode(file.id, embed=embed)
+        load = request.get("load") or None
+        if load is not None and load != "click":
+            raise SelectionError(f"load must be click or left out, got {load!r}")
+        return video_shortcode(file.id, embed=embed, load=load)
     alt = _alt(request.get("alt"), file)
+    widths = _widths(request.get("widths"))
     if request.get("format") == "custom":
-        return image_shortcode(file.id, crop=crop_from(request.get("crop")), alt=alt)
-    return image_shortcode(file.id, format=_format(request.get("format"), formats), alt=alt)
+        crop = crop_from(request.get("crop"))
+        return image_shortcode(file.id, crop=crop, alt=alt, widths=widths)
+    format = _format(request.get("format"), formats)
+    if widths and format != "original":
+        raise SelectionError(
+            "widths: a predefined format cannot be scaled exactly; choose Original or a "
+            "custom crop for responsive widths"
+        )
+    return image_shortcode(file.id, format=format, alt=alt, widths=widths)

@@ -49,9 +49,11 @@ def image_shortcode(
     format: str | None = "original",
     crop: Crop | None = None,
     alt: str | None = None,
+    widths: Sequence[int] = (),
 ) -> str:
     """``format`` is an already formatted FORMAT token; a crop implies format -1 and
-    replaces it. ``alt=None`` leaves the file's own alt text in force."""
+    replaces it. ``alt=None`` leaves the file's own alt text in force; ``widths`` are the
+    srcset candidate widths (none: the site's default)."""
     parts = ["media_image", str(file_id)]
     if crop is not None:
         parts += [f"{key}={value}" for key, value in crop.to_params().items()]
@@ -59,11 +61,15 @@ def image_shortcode(
         parts.append(format)
     if alt is not None:
         parts.append(f"alt={quote(alt)}")
+    if widths:
+        parts.append(f"widths={quote(','.join(str(w) for w in widths))}")
     return "<% " + " ".join(parts) + " %>"
 
 
-def video_shortcode(file_id: int, *, embed: str | None = None) -> str:
+def video_shortcode(file_id: int, *, embed: str | None = None, load: str | None = None) -> str:
     parts = ["media_video", str(file_id)]
     if embed:
         parts.append(f"embed={quote(embed)}")
+    if load:
+        parts.append(f"load={quote(load)}")
     return "<% " + " ".join(parts) + " %>"

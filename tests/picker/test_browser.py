@@ -370,3 +370,25 @@ def test_a_listing_that_fails_says_so_and_can_be_tried_again(
             expect(page.locator("#files-title")).to_have_text("Nature")
         finally:
             demo_sandbox.clear_failures()
+
+
+def test_the_picker_offers_responsive_widths_and_click_to_load(
+    context: BrowserContext, picker: PickerServer
+) -> None:
+    page, _ = open_picker(context, picker)
+    page.fill("#search-input", "lake")
+    page.press("#search-input", "Enter")
+    page.locator(".card", has_text="Mountain lake at dawn").click()
+    page.get_by_label("Responsive widths").fill("960, 480 1440")
+    expect(page.locator("#shortcode")).to_have_value(
+        '<% media_image 101 original widths="480,960,1440" %>'
+    )
+    page.select_option("#format", label="thumb (200×200)")
+    expect(page.get_by_label("Responsive widths")).to_be_hidden()  # a format cannot be scaled
+    expect(page.locator("#shortcode")).to_have_value("<% media_image 101 thumb %>")
+
+    page.get_by_role("button", name="Videos", exact=True).click()
+    page.locator(".card", has_text="Welcome to the park").click()
+    page.get_by_label("Load the player only when the visitor clicks").check()
+    expect(page.locator("#shortcode")).to_have_value(re.compile(r"media_video 201 .*load=click"))
+    assert only_shortcode(copy(page)).option("load") == "click"

@@ -81,3 +81,24 @@ def test_a_crop_locked_to_a_format_asks_for_exactly_its_size() -> None:
 def test_an_alt_text_that_would_open_another_shortcode_is_refused() -> None:
     with pytest.raises(SelectionError, match="cannot hold '<%'"):
         shortcode_for({"alt": "a <% b"}, IMAGE, FORMATS)
+
+
+def test_responsive_widths_go_with_the_original_or_a_crop_never_a_format() -> None:
+    original = {"file": 10, "format": "original", "widths": "960, 480 1440"}
+    assert shortcode_for(original, IMAGE, FORMATS) == (
+        '<% media_image 10 original widths="480,960,1440" %>'
+    )
+    assert shortcode_for({**original, "widths": ""}, IMAGE, FORMATS) == (
+        "<% media_image 10 original %>"
+    )
+    with pytest.raises(SelectionError, match="predefined format"):
+        shortcode_for({**original, "format": FORMATS[0].id}, IMAGE, FORMATS)
+    with pytest.raises(SelectionError, match="widths: give pixel widths"):
+        shortcode_for({**original, "widths": "wide"}, IMAGE, FORMATS)
+
+
+def test_a_video_can_load_on_click() -> None:
+    chosen = {"file": 20, "embed": "iframe", "load": "click"}
+    assert shortcode_for(chosen, VIDEO, FORMATS) == ("<% media_video 20 embed=iframe load=click %>")
+    with pytest.raises(SelectionError, match="load must be click"):
+        shortcode_for({**chosen, "load": "later"}, VIDEO, FORMATS)

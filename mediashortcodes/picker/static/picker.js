@@ -255,6 +255,7 @@
     $("crop-options").hidden = !custom;
     $("crop-hint").hidden = !custom;
     $("output-size").hidden = !custom;
+    $("widths-options").hidden = !(custom || $("format").value === "original");
     $("stage").classList.toggle("cropping", custom);
     if (!custom) state.crop = null;
     onAspectChange();
@@ -431,8 +432,11 @@
     const choice = { file: file.id };
     if (file.kind === "video") {
       choice.embed = chosenEmbed();
+      if ($("load-click").checked) choice.load = "click";
     } else {
       choice.format = $("format").value;
+      // Responsive widths scale the original or a custom crop, never a predefined format.
+      if (!$("widths-options").hidden) choice.widths = $("widths").value.trim();
       // Untouched, the alt text stays out of the shortcode so the service's own applies.
       if (state.altEdited) choice.alt = $("alt").value;
       if (isCustom()) {
@@ -486,6 +490,8 @@
     $("out-w").addEventListener("input", () => { syncOutputHeight("w"); updateShortcode(); });
     $("out-h").addEventListener("input", () => { syncOutputHeight("h"); updateShortcode(); });
     $("alt").addEventListener("input", () => { state.altEdited = true; updateShortcode(); });
+    $("widths").addEventListener("input", updateShortcode);
+    $("load-click").addEventListener("change", updateShortcode);
     $("files-retry").addEventListener("click", () => { if (state.retry) state.retry(); });
     $("tree-retry").addEventListener("click", loadLibrary);
     for (const radio of document.querySelectorAll('input[name="embed"]')) {
