@@ -1,6 +1,6 @@
 """Synthetic site generator for the benchmarks (workload W1 and its variations).
 
-    python benchmarks/generate.py OUT [--n 1000] [--k 300] [--seed 0] [--floor]
+    python benchmarks/generate.py OUT [--n 1000] [--k 300] [--seed 0] [--floor] [--widths 160,320]
 
 Writes a site for the built-in builder: ``n`` Markdown pages of about 300 words, each
 with three image shortcodes (the original, a predefined format, a custom crop) and one
@@ -8,7 +8,8 @@ video, plus a layout holding one more image shortcode. The ids match the library
 ``mediashortcodes sandbox --synthetic K``: images ``1..K``, videos ``K+1..K+K//6``.
 
 ``--floor`` writes the same pages and layout with every shortcode deleted: the render
-floor, what the builder costs with no media at all.
+floor, what the builder costs with no media at all. ``--widths`` sets ``[images] widths``:
+every original and custom crop gets a srcset of those widths (W1 with widths).
 """
 
 from __future__ import annotations
@@ -151,9 +152,20 @@ project = "Benchmark"
 
 
 def generate(
-    root: Path, *, n: int = 1000, k: int = 300, seed: int = 0, floor: bool = False
+    root: Path,
+    *,
+    n: int = 1000,
+    k: int = 300,
+    seed: int = 0,
+    floor: bool = False,
+    widths: tuple[int, ...] = (),
 ) -> Workload:
-    """Write the site into ``root`` (replacing it) and describe what it needs."""
+    """Write the site into ``root`` (replacing it) and describe what it needs.
+
+    ``widths`` (each below 480, the narrowest synthetic image and the crop's width) become
+    the site's srcset widths: a candidate of each original and crop for each width."""
+    if any(not 0 < w < 480 for w in widths):
+        raise ValueError("the workload's srcset widths must be below 480 pixels")
     if n < 1 or k < 6:
         raise ValueError("the workload needs n >= 1 page and k >= 6 images (k // 6 videos)")
     videos, folders = library_shape(k)
@@ -163,7 +175,10 @@ def generate(
     (root / "templates").mkdir(parents=True)
     logo = "" if floor else f'<% media_image {LAYOUT_IMAGE} thumb alt="Logo" %>'
     (root / "templates" / "page.html").write_text(LAYOUT % {"logo": logo}, encoding="utf-8")
-    (root / "mediashortcodes.toml").write_text(CONFIG, encoding="utf-8")
+    config = CONFIG
+    if widths:
+        config = config.replace("[images]\n", f"[images]\nwidths = {list(widths)}\n")
+    (root / "mediashortcodes.toml").write_text(config, encoding="utf-8")
 
     rng = random.Random(seed)
     variants: set[tuple[int, int | str]] = {(LAYOUT_IMAGE, FORMAT_IDS["thumb"])}
@@ -187,8 +202,11 @@ def generate(
         path.write_text(text, encoding="utf-8")
     if floor:
         return Workload(n, k, videos, 0, 0, 0, folders)
+    # Each original and crop has a candidate per width (the formats, as the layout's, none).
+    scaled = sum(1 for _, variant in variants if variant in (0, "crop"))
+    total = len(variants) + scaled * len(widths)
     # The layout's shortcode is one more image on every page.
-    return Workload(n, k, videos, len(variants), image_count + n, video_count, folders)
+    return Workload(n, k, videos, total, image_count + n, video_count, folders)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -198,8 +216,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--k", type=int, default=300, help="distinct images (default 300)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--floor", action="store_true", help="delete every shortcode")
+    parser.add_argument("--widths", default="", help="[images] widths, e.g. 160,320")
     args = parser.parse_args(argv)
-    workload = generate(args.out, n=args.n, k=args.k, seed=args.seed, floor=args.floor)
+    widths = tuple(int(w) for w in args.widths.split(",") if w.strip())
+    workload = generate(
+        args.out, n=args.n, k=args.k, seed=args.seed, floor=args.floor, widths=widths
+    )
     print(json.dumps(workload.as_dict()))
 
 

@@ -3,6 +3,7 @@
     python benchmarks/run.py                      # W1: 1,000 pages, 300 images, 20 ms, 3 runs
     python benchmarks/run.py --quick              # a small version, well under a minute
     python benchmarks/run.py --n 10000 --k 3000   # the large workload
+    python benchmarks/run.py --widths 160,320     # W1 with a srcset on every original and crop
 
 The sandbox runs in its own process (``mediashortcodes sandbox --synthetic K``) with the
 given latency on every request, over real sockets on 127.0.0.1; every build runs in its
@@ -319,6 +320,7 @@ def measure(
     seed: int = 0,
     profile: Path | None = None,
     log: Any = None,
+    widths: tuple[int, ...] = (),
 ) -> tuple[Workload, dict[str, list[Build]]]:
     """Generate the sites, start the sandbox, and run every build of the benchmark."""
 
@@ -327,7 +329,7 @@ def measure(
             print(text, file=log, flush=True)
 
     say(f"generating {n} pages over {k} images in {workdir}")
-    workload = generate(workdir / "site", n=n, k=k, seed=seed)
+    workload = generate(workdir / "site", n=n, k=k, seed=seed, widths=widths)
     generate(workdir / "floor", n=n, k=k, seed=seed, floor=True)
     builds: dict[str, list[Build]] = {
         "prime": [],
@@ -556,6 +558,9 @@ def main(argv: list[str] | None = None) -> int:
         "--cold-runs", type=int, default=None, help="cold builds (default: --runs; at least 1)"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--widths", default="", help="[images] widths of the site, each below 480 (e.g. 160,320)"
+    )
     parser.add_argument("--quick", action="store_true", help="100 pages, 30 images, 2 runs")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the sites here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
@@ -594,6 +599,7 @@ def main(argv: list[str] | None = None) -> int:
                 seed=args.seed,
                 profile=args.profile,
                 log=sys.stderr,
+                widths=tuple(int(w) for w in args.widths.split(",") if w.strip()),
             )
             print("timing the example site's warm build and --help", file=sys.stderr)
             startup = measure_startup(workdir, runs=max(3, runs))
