@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -33,6 +32,7 @@ from ..client.outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, Outa
 from ..client.service import embed_urls
 from ..config import Config
 from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError
+from ..fileio import write_atomic
 from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
@@ -201,11 +201,8 @@ class LiveRenderer:
     def _publish_click_script(self) -> None:
         name, data = self.renderer.click_script
         target = self.publication.directory / name
-        if not target.exists():  # concurrent requests may both write it: whole, then renamed
-            target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.with_name(f".{name}.{os.getpid()}-{threading.get_ident()}")
-            partial.write_bytes(data)
-            os.replace(partial, target)
+        if not target.exists():  # concurrent requests may both write it: each whole
+            write_atomic(target, data)
 
     def close(self) -> None:
         """Close the service client (and a sandbox it started), the loop and the cache."""
