@@ -18,7 +18,7 @@ from mediashortcodes.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
-HASHED = re.compile(r"-[0-9a-f]{10}\.(jpg|png|gif|webp)")
+HASHED = re.compile(r"-[0-9a-f]{10}\.(jpg|png|gif|webp|js)")
 
 
 def normalise(html: str) -> str:
