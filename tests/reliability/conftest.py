@@ -23,7 +23,11 @@ from .harness import Site
 def reference(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """The example site's output from a clean build against the session sandbox, with the
     sandbox's address normalised (``Site.snapshot``)."""
-    site = Site.copy_of_example(tmp_path_factory.mktemp("reference"), sandbox_server)
+    # The first build makes the sandbox draw and scale every picture (Pillow; kept for the
+    # process): on a busy machine that outlasted the 1 s timeout the tests' builds run with.
+    # The output does not depend on the timeout; the later builds find the pictures made.
+    workdir = tmp_path_factory.mktemp("reference")
+    site = Site.copy_of_example(workdir, sandbox_server, service={"timeout": 60.0})
     run = site.run("build")
     assert run.exit_code == 0, str(run)
     return site.snapshot()

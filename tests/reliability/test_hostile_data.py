@@ -18,7 +18,10 @@ from mediashortcodes.sandbox import Sandbox
 from .harness import Site, snapshot
 
 HOSTILE = "\"'><script>alert(1)</script><img src=x onerror=alert(2)>&amp; </figure>"
-PUBLISHED_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*-\d+-[a-z0-9-]+-[0-9a-f]{10}\.(?:jpg|png)")
+PUBLISHED_NAME = re.compile(
+    r"[a-z0-9]+(?:-[a-z0-9]+)*-\d+-[a-z0-9-]+-[0-9a-f]{10}\.(?:jpg|png)"
+    r"|mediashortcodes-click-[0-9a-f]{10}\.js"  # the click-to-load script
+)
 
 HOSTILE_PAGE = """---
 title: Hostile
@@ -207,7 +210,9 @@ def test_a_download_larger_than_the_configured_cap_is_refused(site, sandbox):
     assert run.exit_code == 1, str(run)
     assert run.stderr.count("larger than the limit of 1000000 bytes") == 27
     assert "raise [images] max_bytes" in run.stderr
-    assert not list(Path(site.cache_dir).rglob("blobs/*/*"))
+    # Nothing from /dn/ was stored: the one blob is the click-to-load video's poster.
+    stored = list(Path(site.cache_dir).rglob("blobs/*/*"))
+    assert len(stored) == 1 and stored[0].stat().st_size < 1_000_000
 
 
 def test_a_download_larger_than_any_image_should_be_is_refused_by_default(site, sandbox):
