@@ -433,9 +433,7 @@ class Resolver:
         # srcset on (sizes set) whenever widths were asked for: the caller sets sizes.
         return ImageOutcome(file, base, name, narrowest_first)
 
-    def _failure(
-        self, sc: Shortcode, file: File, exc: BaseException, what: str = ""
-    ) -> Failure:
+    def _failure(self, sc: Shortcode, file: File, exc: BaseException, what: str = "") -> Failure:
         if isinstance(exc, CacheMissError) and not what:  # --offline: in the author's words
             return Failure(self._not_cached(sc, file), exc)
         if isinstance(exc, MediaShortcodesError):

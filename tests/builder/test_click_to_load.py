@@ -66,7 +66,9 @@ def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
         "content/index.md": FILMS,
         "content/again.md": OTHER,
     }
-    small_site(root / "site", sandbox_server, files, player=True)
+    site = small_site(root / "site", sandbox_server, files, player=True)
+    config = site / "mediashortcodes.toml"
+    config.write_text(config.read_text() + '\n[site]\nbase_url = "https://www.example.org"\n')
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
         patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)

@@ -35,7 +35,10 @@ title: Home
 """
 # The same candidates as the home page's first image, on another page.
 GALLERY = '---\ntitle: Gallery\n---\n<% media_image 101 widths="960,480" alt="Again" %>\n'
-SITE_DEFAULTS = '\n[images]\nwidths = [320, 640]\nsizes = "50vw"\n'
+SITE_DEFAULTS = (
+    '\n[site]\nbase_url = "https://www.example.org"\n'
+    '\n[images]\nwidths = [320, 640]\nsizes = "50vw"\n'
+)
 
 
 @pytest.fixture(scope="module")
