@@ -115,6 +115,21 @@ def test_a_shared_blob_that_is_not_what_its_name_says_is_a_miss_kept_nowhere(
     assert not (tmp_path / "b" / "test" / blob_name(stored.sha256)).exists()
 
 
+def test_a_video_poster_comes_from_the_shared_tier_and_survives_verify(
+    tmp_path: Path, shared: MemoryBackend
+):
+    key = "poster:7:2024-01-01:123"
+    writer = MediaCache(tmp_path / "a", "test", ttl=60, remote=shared, remote_write=True)
+    stored = writer.put_variant(key, DATA, ext="png", width=2, height=3)
+    assert writer.verify().removed == []
+
+    reader = MediaCache(tmp_path / "b", "test", ttl=60, remote=shared)
+    assert reader.get_variant(key) == stored
+    assert reader.warnings() == []
+    assert reader.verify().removed == []
+    assert reader.get_variant(key) == stored
+
+
 def test_an_untrusted_build_never_writes_the_shared_tier(tmp_path: Path, shared: MemoryBackend):
     cache = MediaCache(
         tmp_path / "a", "test", ttl=60, remote=shared, remote_write=True, read_only=True

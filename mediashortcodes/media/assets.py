@@ -90,16 +90,9 @@ class Assets:
 
     async def variant(self, file: File, format_id: int, crop: Crop | None) -> Stored:
         key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
-        stored = self.cache.get_variant(key)
+        stored = await self._cached(key)
         if stored is not None:
-            self.hits += 1
             return stored
-        if self.remote is not None:  # the shared tier before the service
-            await self.remote.prefetch([key])
-            stored = self.cache.get_variant(key)
-            if stored is not None:
-                self.remote_hits += 1
-                return stored
         if self.offline:
             raise CacheMissError(
                 f"file {file.id} ({variant_label(format_id, crop)}) is not in the cache; "
@@ -125,11 +118,23 @@ class Assets:
         # Not the preview's URL: a service may sign it anew on every listing.
         return f"poster:{file.id}:{file.uploaded}:{file.filesize}"
 
-    def cached_poster(self, file: File) -> Stored | None:
-        stored = self.cache.get_variant(self._poster_key(file))
+    async def _cached(self, key: str) -> Stored | None:
+        """The image stored under ``key``: the local cache's, else the shared tier's (asked
+        before the service, checked and kept like a local entry); None when neither has it."""
+        stored = self.cache.get_variant(key)
         if stored is not None:
             self.hits += 1
+            return stored
+        if self.remote is not None:
+            await self.remote.prefetch([key])
+            stored = self.cache.get_variant(key)
+            if stored is not None:
+                self.remote_hits += 1
         return stored
+
+    async def cached_poster(self, file: File) -> Stored | None:
+        """A video's preview image from the local cache or the shared tier, if either has it."""
+        return await self._cached(self._poster_key(file))
 
     async def poster(self, file: File) -> Stored | None:
         """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded,

@@ -367,7 +367,9 @@ class MediaCache:
         """Bring the variant's blob from the shared tier, checked in full (size, SHA-256,
         signature) before it is kept; True when it is now here."""
         name = blob_name(found.sha256)
-        data = self._remote_call(self._remote.get, name, found.size)  # type: ignore[union-attr]
+        # One byte over the recorded size: a longer object reaches the checks below and is
+        # counted as damage, as a longer local blob is, instead of passing for a plain miss.
+        data = self._remote_call(self._remote.get, name, found.size + 1)  # type: ignore[union-attr]
         if data is None:
             return False
         if (
@@ -550,5 +552,5 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "file": schema.located_file,
     "folders": schema.folders_value,
     "formats": schema.formats_value,
-    "variant": schema.stored,
+    **{kind: schema.stored for kind in schema.STORED_KINDS},
 }

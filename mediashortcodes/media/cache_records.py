@@ -23,6 +23,7 @@ from ..records import File, Folder, Format
 __all__ = [
     "RECORD_VERSION",
     "SNAPSHOT_VERSION",
+    "STORED_KINDS",
     "Stored",
     "dumps",
     "envelope",
@@ -40,6 +41,9 @@ SNAPSHOT_VERSION = 1
 
 # The image types a blob may be published as, with their file extension.
 EXTENSIONS = ("jpg", "png", "gif", "webp")
+# The keys (``kind:...``) whose value is a :class:`Stored` image: a variant (srcset
+# candidates included) and a click-to-load video's poster.
+STORED_KINDS = ("variant", "poster")
 
 T = TypeVar("T")
 

@@ -70,13 +70,16 @@ class RemoteTier:
     # -- the network side -------------------------------------------------------------------
 
     async def prefetch(self, keys: Iterable[str]) -> None:
-        """Fetch the records of ``keys`` (each once per build), and each variant record's blob."""
+        """Fetch the records of ``keys`` (each once per build), and the blob of each record
+        that names an image (a variant's, a poster's)."""
         await asyncio.gather(*(self._fetch_record(record_name(key)) for key in set(keys)))
 
     async def _fetch_record(self, name: str) -> None:
         data = await self._read(name, RECORD_LIMIT)
         record = schema.loads(data)
-        if type(record) is not dict or not str(record.get("key")).startswith("variant:"):
+        if type(record) is not dict:
+            return
+        if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
             return
         found = schema.stored(record.get("value"))
         if found is None or found.size > self._max_blob_bytes:

@@ -381,7 +381,7 @@ class Resolver:
         async def poster(file: File) -> Published | Failure | None:
             async with semaphore:
                 try:
-                    stored = self.assets.cached_poster(file)
+                    stored = await self.assets.cached_poster(file)
                     if stored is None and not self.catalog.offline:
                         # A preview's URL comes from the listing, which may be older than
                         # the URL's life: the file is listed again first (cold only).

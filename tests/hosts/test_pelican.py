@@ -22,6 +22,10 @@ ARTICLES = {
     ),
     "second.md": 'Title: Second\nDate: 2024-01-02\n\n<% media_image 102 caption="A meadow" %>\n',
     "pages/about.md": "Title: About\n\n* <% media_image 103 %>\n",
+    "films.md": (
+        "Title: Films\nDate: 2024-01-04\n\n"
+        '<% media_image 104 widths="160,320" %>\n\n<% media_video 202 load="click" %>\n'
+    ),
     "draft.md": "Title: Draft\nDate: 2024-01-03\nStatus: draft\n\n<% media_image 104 %>\n",
 }
 
@@ -79,6 +83,22 @@ def test_articles_and_pages_show_their_media_from_every_listing(built: dict[str,
     assert built["cold"][0] > 0
 
 
+def test_srcset_candidates_the_poster_and_the_click_script_are_published(
+    built: dict[str, Any],
+) -> None:
+    output = built["project"] / "output"
+    films = (output / "films.html").read_text()
+    srcset = re.search(r'srcset="([^"]+)"', films)
+    assert srcset, films
+    candidates = [c.split() for c in srcset.group(1).split(", ")]
+    assert [w for _, w in candidates][:2] == ["160w", "320w"]
+    poster = re.search(r'<img src="(/blog/media/[^"]+-202-poster-[^"]+)"', films)
+    script = re.search(r'<script src="(/blog/media/mediashortcodes-click-[^"]+\.js)"', films)
+    assert poster and script, films
+    for url in [u for u, _ in candidates] + [poster.group(1), script.group(1)]:
+        assert url.startswith("/blog/media/") and (output / url[len("/blog/") :]).is_file(), url
+
+
 def test_the_manifest_lists_published_pages_by_siteurl(built: dict[str, Any]) -> None:
     manifest = json.loads((built["project"] / "output/media-usage.json").read_text())
     assert manifest == {
@@ -89,6 +109,7 @@ def test_the_manifest_lists_published_pages_by_siteurl(built: dict[str, Any]) ->
                 "files": [101, 201],
             },
             "https://example.org/blog/pages/about.html": {"title": "About", "files": [103]},
+            "https://example.org/blog/films.html": {"title": "Films", "files": [104, 202]},
             "https://example.org/blog/second.html": {"title": "Second", "files": [102]},
         },
     }
@@ -137,4 +158,5 @@ def test_report_output_reports_the_pelican_site(
         "https://example.org/blog/first-post.html",
         "https://example.org/blog/pages/about.html",
         "https://example.org/blog/second.html",
+        "https://example.org/blog/films.html",
     }
