@@ -50,8 +50,9 @@ from . import pages as pages_mod
 from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markers import SHORTCODE, DeferredRenderer, with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, remove_leftovers, swap_into_place
+from .resources import draft_folders, resources_of
 from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
-from .static_files import check_static, copy_static
+from .static_files import check_resources, check_static, copy_files
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
 from .workers import Workers, render_in_workers, workers_for
 
@@ -149,6 +150,7 @@ class SiteBuilder:
         self._warnings: list[Problem] = []
         # (name, bytes) of the click-to-load script, once a page has such a video
         self._click_script: tuple[str, bytes] | None = None
+        self._resources: list[str] = []  # files of content/ published beside the pages
         self.progress = progress
         self.markdown = _markdown(self.deferred)
         self.undefined_prints = UndefinedPrints()
@@ -316,8 +318,10 @@ class SiteBuilder:
             require_sandbox_extra(self.config)  # one error, not one per image
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
-        found = pages_mod.discover(content, unreadable, self._warnings)
+        others: list[str] = []
+        found = pages_mod.discover(content, unreadable, self._warnings, others)
         sources = [s for s in found if not s.draft]
+        self._resources = resources_of(others, draft_folders(found, content))
         # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
         # other pages were rendered and resolved: one run lists every problem of the site.
         page_errors = _page_errors(unreadable, sources)
@@ -548,9 +552,13 @@ class SiteBuilder:
         images = published_images(resolution)
         static_dir = self.config.path(self.config.site.static)
         shown_static = pages_mod.display_path(static_dir)
-        # Before anything is written: a path out of the output, or a clash with a static
-        # file, leaves the output as it was.
+        content = self.config.path(self.config.site.content)
+        shown_content = pages_mod.display_path(content)
+        # Before anything is written: a path out of the output, or a clash with a file of
+        # content/ or static/, leaves the output as it was.
         outputs = self._outputs(rendered, images)
+        check_resources(self._resources, outputs, shown_content)
+        outputs += self._resources
         refuse_escapes(outputs)
         if static_dir.is_dir():
             check_static(static_dir, outputs, shown_static)
@@ -560,7 +568,8 @@ class SiteBuilder:
             shutil.rmtree(staging)
         try:
             if static_dir.is_dir():
-                self._warnings += copy_static(static_dir, staging, shown_static)
+                self._warnings += copy_files(static_dir, staging, shown_static)
+            self._warnings += copy_files(content, staging, shown_content, self._resources)
             staging.mkdir(parents=True, exist_ok=True)
             own = rendered
             if self._workers is not None:  # they write their pages meanwhile

@@ -279,21 +279,28 @@ def case_clashes(pages: list[PageSource]) -> list[Problem]:
 
 
 def discover(
-    content_dir: Path, problems: list[Problem] | None = None, warnings: list[Problem] | None = None
+    content_dir: Path,
+    problems: list[Problem] | None = None,
+    warnings: list[Problem] | None = None,
+    others: list[str] | None = None,
 ) -> list[PageSource]:
     """All Markdown pages under the content directory, drafts included, in path order.
 
     Given a ``problems`` list, a page that cannot be read, or whose path would put its HTML
     outside its folder, is added to it and left out, so one build lists every broken page;
     without one, the first raises ``PageError``. A symlink is never followed (``sources.py``):
-    each one is a line in ``warnings``.
+    each one is a line in ``warnings``. ``others`` receives the other regular files (posix
+    paths under the content directory), which the builder publishes beside the pages.
     """
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
             "[site] content in mediashortcodes.toml"
         )
-    found = source_files(content_dir, ".md")
+    found = source_files(content_dir, "" if others is not None else ".md")
+    if others is not None:
+        others += [name for name in found.files if not name.endswith(".md")]
+        found.files = [name for name in found.files if name.endswith(".md")]
     if warnings is not None:
         shown = display_path(content_dir)
         warnings += [skipped_warning(shown, name) for name in found.skipped]
