@@ -3,6 +3,9 @@
 - ``fake``: an in-process fake of the service for unit tests (httpx.MockTransport).
 - ``sandbox``: the sandbox on real sockets on 127.0.0.1, one per test session, with its
   failure rules, stats, latency and lifetimes reset around every test.
+- ``browser``: Debian's headless Chromium driven by Playwright, one per test module (a
+  session-wide one would keep Playwright's event loop current while other tests run
+  theirs); a test that uses it is marked ``browser`` and skipped where Chromium is not.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -46,6 +50,42 @@ FILES = {
          "filesize": 99, "mediaId": "m-11", "alttext": "", "gdprStatus": "OK"},
     ]
 }  # fmt: skip
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test marked ``browser`` is skipped, saying why, where Chromium is not installed."""
+    if CHROMIUM.exists():
+        return
+    skip = pytest.mark.skip(
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+    )
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
 
 FORMATS = [{"id": 7, "name": "Thumb", "width": 150, "height": 150}, {"id": 8, "name": "Wide"}]
 IMAGE = b"\xff\xd8\xff\xe0" + b"jpeg-bytes" * 10

@@ -20,16 +20,7 @@ from mediashortcodes.site.builder import BuildOptions, build_site
 
 from .conftest import small_site
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PHOTO = """---
 title: Photo
@@ -91,18 +82,6 @@ def served(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
     files = {"content/photo.md": PHOTO, "content/films.md": FILMS}
     with serving(sandbox_server, tmp_path_factory.mktemp("chromium"), files) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,6 @@ from mediashortcodes.site.markers import with_markers_replaced
 
 from .conftest import small_site
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 LAYOUT = """<!doctype html>
 <html><head><meta charset="utf-8"><title>{{ page.title }}</title></head><body>
 {% macro clip(id) %}<section>{{ media_video(id, embed="script") }}</section>{% endmacro %}
@@ -32,15 +30,24 @@ LAYOUT = """<!doctype html>
 """
 
 
-@pytest.fixture
-def built_page(tmp_path: Path, env: Path, sandbox: Any) -> Path:
+@pytest.fixture(scope="module")
+def built_page(tmp_path_factory: pytest.TempPathFactory, sandbox_server: Any) -> Path:
+    # Built once, before the module's browser starts (its event loop stays current after).
+    from mediashortcodes.sandbox import DEMO_CREDENTIALS
+
     files = {
         "templates/page.html": LAYOUT,
         "templates/film.html": "<aside><% media_video 201 embed=script %></aside>\n",
         "content/index.md": "---\ntitle: Films\n---\n\n<% media_video 203 embed=script %>\n",
     }
-    site = small_site(tmp_path / "site", sandbox, files, player=True)
-    SiteBuilder(config.load(site), BuildOptions()).build()
+    root = tmp_path_factory.mktemp("script-embeds")
+    site = small_site(root / "site", sandbox_server, files, player=True)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
+        env.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
+        env.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
+        env.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
+        SiteBuilder(config.load(site), BuildOptions()).build()
     return site / "_site" / "index.html"
 
 
@@ -72,23 +79,20 @@ def test_numbering_copies_leaves_other_shortcodes_and_single_embeds_alone():
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
-def test_every_copy_of_a_script_embed_starts_its_own_player_in_chromium(built_page: Path):
-    from playwright.sync_api import expect, sync_playwright
+def test_every_copy_of_a_script_embed_starts_its_own_player_in_chromium(
+    built_page: Path, browser: Any
+):
+    from playwright.sync_api import expect
 
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            page = browser.new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(built_page.as_uri())
-            players = page.locator('[id^="mediashortcodes-video-"]')
-            expect(players).to_have_count(5)
-            for i in range(5):  # the sandbox's player draws an iframe into its element
-                expect(players.nth(i).locator("iframe.mfp-frame")).to_have_count(1)
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(built_page.as_uri())
+        players = page.locator('[id^="mediashortcodes-video-"]')
+        expect(players).to_have_count(5)
+        for i in range(5):  # the sandbox's player draws an iframe into its element
+            expect(players.nth(i).locator("iframe.mfp-frame")).to_have_count(1)
+    finally:
+        page.close()
     assert errors == []

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Response as BrowserResponse
 
@@ -22,24 +22,7 @@ from mediashortcodes.picker.server import PickerServer
 from mediashortcodes.sandbox import Sandbox
 from mediashortcodes.site.builder import build_site
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
-    ),
-]
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
@@ -64,16 +47,6 @@ def client(service_config: Config, demo_sandbox: Sandbox) -> Iterator[Client]:
 def picker(service_config: Config, demo_sandbox: Sandbox, client: Client) -> Iterator[PickerServer]:
     with running_picker(service_config, demo_sandbox.credentials, client=client) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture
