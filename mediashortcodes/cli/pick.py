@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import webbrowser
 from pathlib import Path
 
 import click
@@ -53,6 +52,8 @@ def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
         click.echo(f"Media picker running at {server.url}")
         click.echo("Press Ctrl-C to stop.")
         if not no_browser:
+            import webbrowser  # here, not at the top: it cost every command ~5 ms to start
+
             webbrowser.open(server.url)
         try:
             wait_until_interrupted()

@@ -132,6 +132,10 @@ class Assets:
                 self.remote_hits += 1
         return stored
 
+    def poster_in_cache(self, file: File) -> Stored | None:
+        """A video's preview image from the local cache alone (the warm path's look-up)."""
+        return self.cache.get_variant(self._poster_key(file))
+
     async def cached_poster(self, file: File) -> Stored | None:
         """A video's preview image from the local cache or the shared tier, if either has it."""
         return await self._cached(self._poster_key(file))

@@ -10,7 +10,6 @@ the records the local cache lacks, all at once: a fresh CI runner lists nothing.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
@@ -20,6 +19,8 @@ from ..records import File, Format
 from .cache import MediaCache
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..client.async_client import AsyncClient
 
 log = logging.getLogger("mediashortcodes")
@@ -88,6 +89,17 @@ class Catalog:
             found.update(fallback)
         return found
 
+    def cached_files(self, ids: Iterable[int]) -> dict[int, File] | None:
+        """Metadata for every id from the cache alone, or None when any must be asked for
+        (see ``Resolver.resolve_cached``)."""
+        found: dict[int, File] = {}
+        return None if self._from_cache(sorted(set(ids)), found, {}) else found
+
+    def cached_formats(self) -> list[Format] | None:
+        """The format list from the cache alone, or None when it must be asked for."""
+        cached = self.cache.get_formats()
+        return cached.value if cached is not None and self._usable(cached.stale) else None
+
     def _from_cache(
         self, ids: Iterable[int], found: dict[int, File], fallback: dict[int, File]
     ) -> set[int]:
@@ -142,6 +154,8 @@ class Catalog:
         found: dict[int, File],
     ) -> None:
         """List folders, at most `jobs` at a time, until every needed id is found."""
+        import asyncio  # only where the service is asked (see resolver.py)
+
         queue = list(folder_ids)
         running: set[asyncio.Task[None]] = set()
         try:

@@ -3,15 +3,17 @@
 All references of all pages are known before anything is fetched; each distinct file
 and image variant is fetched once (work in flight is shared by key), at most `jobs`
 requests at a time. The client is opened only when the cache cannot answer, so a warm
-build makes no request at all, not even for a token.
+build makes no request at all, not even for a token; and when the cache answers every
+reference, :meth:`Resolver.resolve_cached` does the whole work without an event loop:
+asyncio (and ssl with it) is imported only inside the asynchronous path, which a small
+site's warm build would otherwise spend a tenth of its time loading (tests/test_startup.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -27,6 +29,8 @@ from .render import ResolvedImage, ResolvedVideo
 from .srcset import candidate_crop, narrower
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..client.async_client import AsyncClient
     from .remote_tier import RemoteTier
 
@@ -183,6 +187,39 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
     return f"unknown format {spec!r}; the service's formats are: original, {names}"
 
 
+class _Places:
+    """The places given to a resolver, grouped: places that differ only in their location get
+    the same answer, so the work is done once per meaning, for the group of its places (a
+    site repeats shortcodes). Places are grouped by their text first, whose hash is cached:
+    the same text always means the same (parsing round-trips), and a site has far fewer
+    texts than places."""
+
+    def __init__(self, codes: list[Shortcode]) -> None:
+        self.codes = codes
+        by_text: dict[str, list[int]] = {}
+        for i, sc in enumerate(codes):
+            by_text.setdefault(sc.source, []).append(i)
+        groups: dict[tuple[object, ...], list[int]] = {}
+        for places in by_text.values():
+            groups.setdefault(meaning(codes[places[0]]), []).extend(places)
+        self.groups = list(groups.values())
+        self.firsts = [codes[group[0]] for group in self.groups]
+
+
+Pending = tuple[list[int], File, int, Crop | None, tuple[int, ...]]  # group, variant, widths
+Planned = list[tuple[int, VariantKey]]  # each srcset candidate's width and variant
+
+
+@dataclass
+class _Decided:
+    """What the metadata decided (see :meth:`Resolver._decide`)."""
+
+    result: Resolution
+    results: list[Outcome | None]  # each place's outcome, None while its variant is pending
+    pending: list[Pending] = field(default_factory=list)
+    settled: int = 0  # places with an outcome that is not a failure
+
+
 class Resolver:
     def __init__(
         self,
@@ -216,53 +253,77 @@ class Resolver:
         )
         self.remote = remote
 
+    def resolve_cached(self, shortcodes: Iterable[Shortcode]) -> Resolution | None:
+        """What :meth:`resolve` would answer, when the local cache holds every file, the
+        format list (if a shortcode names a format), every variant and srcset candidate and
+        every click-to-load poster, fresh: no event loop, no client. None at the first miss;
+        then :meth:`resolve` does the whole work (nothing was counted or reported here)."""
+        if self.remote is not None:  # the shared tier's reads and writes are asynchronous
+            return None
+        places = _Places(list(shortcodes))
+        files = self.catalog.cached_files(sc.file_id for sc in places.firsts)
+        formats = None
+        if files is None:
+            return None
+        if self._needs_formats(places):
+            formats = self.catalog.cached_formats()
+            if formats is None:
+                return None
+        decided = self._decide(places, files, formats)
+        stored: dict[VariantKey, Stored] = {}
+
+        def cached(file: File, format_id: int, crop: Crop | None) -> VariantKey | None:
+            key = (file.id, format_id, crop)
+            if key not in stored:
+                found = self.assets.cached(file, format_id, crop)
+                if found is None:
+                    return None
+                stored[key] = found
+            return key
+
+        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
+        posters: dict[int, Published] = {}
+        if not self.verify_only:
+            for _group, file, format_id, crop, widths in decided.pending:
+                key = cached(file, format_id, crop)
+                if key is None:
+                    return None
+                if widths and (key, widths) not in candidates:
+                    base = stored[key]
+                    planned = []
+                    for width in narrower(widths, base.width):
+                        crop_w = candidate_crop(crop, base.width, base.height, width)
+                        found_key = cached(file, -1, crop_w)
+                        if found_key is None:
+                            return None
+                        planned.append((width, found_key))
+                    candidates[key, widths] = planned
+            for _group, video in self._clicks(places, decided.results):
+                if video.file.id not in posters:
+                    poster = self.assets.poster_in_cache(video.file)
+                    if poster is None:
+                        return None
+                    posters[video.file.id] = Published(poster_name(video.file, poster), poster)
+            self._with_posters(places, decided.results, posters)
+        self.assets.hits += len(stored) + len(posters)
+        self._settled(decided)
+        return self._finish(places, decided, candidates, stored.__getitem__)
+
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
-        codes = list(shortcodes)
-        results: list[Outcome | None] = [None] * len(codes)
-        result = Resolution(codes)
-        # Places that differ only in their location get the same answer: the work is done
-        # once per meaning, for the group of its places (a site repeats shortcodes). Places
-        # are grouped by their text first, whose hash is cached: the same text always means
-        # the same (parsing round-trips), and a site has far fewer texts than places.
-        by_text: dict[str, list[int]] = {}
-        for i, sc in enumerate(codes):
-            by_text.setdefault(sc.source, []).append(i)
-        groups: dict[tuple[object, ...], list[int]] = {}
-        for places in by_text.values():
-            groups.setdefault(meaning(codes[places[0]]), []).extend(places)
-        firsts = [codes[group[0]] for group in groups.values()]
-        needs_formats = any(
-            sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
-            for sc in firsts
-        )
+        import asyncio  # here, not at the top: see the module's docstring
+
+        places = _Places(list(shortcodes))
         # Side by side: cold, the format list costs no extra round trip; with the service
         # down, the two retry sequences before the cache's older copies are used overlap.
         files, formats = await asyncio.gather(
-            self.catalog.files(sc.file_id for sc in firsts),
-            self.catalog.formats() if needs_formats else _none(),
+            self.catalog.files(sc.file_id for sc in places.firsts),
+            self.catalog.formats() if self._needs_formats(places) else _none(),
         )
+        decided = self._decide(places, files, formats)
+        self._settled(decided)
 
         variants: dict[VariantKey, asyncio.Future[Stored]] = {}
         cached: dict[VariantKey, Stored] = {}  # the warm path: no future
-        pending: list[tuple[list[int], File, int, Crop | None, tuple[int, ...]]] = []
-        for group, first in zip(groups.values(), firsts, strict=True):
-            file = files.get(first.file_id)
-            outcome = self._check(first, file, formats)
-            if file is not None and not isinstance(outcome, Failure):
-                outcome = self._gdpr(group, codes, file, result) or outcome
-            if isinstance(outcome, tuple):
-                file, format_id, crop, widths = outcome
-                self._alt_text(group, codes, file, result)
-                pending.append((group, file, format_id, crop, widths))
-            else:
-                for i in group:
-                    results[i] = outcome
-                if not isinstance(outcome, Failure):
-                    self.progress(len(group))
-        if result.warnings:  # in the order of the pages, not of the groups
-            order = {id(sc): i for i, sc in enumerate(codes)}
-            result.warnings.sort(key=lambda warning: order[id(warning[0])])
-
         semaphore = asyncio.Semaphore(self.jobs)
 
         async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
@@ -287,8 +348,6 @@ class Resolver:
                 return cached[key]
             return fut.exception() or fut.result()
 
-        Planned = list[tuple[int, VariantKey]]  # each candidate's width and variant
-
         def plan(file: File, crop: Crop | None, widths: tuple[int, ...], base: Stored) -> Planned:
             return [
                 (w, schedule(file, -1, candidate_crop(crop, base.width, base.height, w)))
@@ -312,10 +371,10 @@ class Resolver:
 
         candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
         if not self.verify_only:
-            for _group, file, format_id, crop, _widths in pending:
+            for _group, file, format_id, crop, _widths in decided.pending:
                 schedule(file, format_id, crop)
             chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[Planned]] = {}
-            for _group, file, format_id, crop, widths in pending:
+            for _group, file, format_id, crop, widths in decided.pending:
                 key = (file.id, format_id, crop)
                 if not widths or (key, widths) in candidates or (key, widths) in chains:
                     continue
@@ -327,12 +386,58 @@ class Resolver:
             candidates.update((at, chain.result()) for at, chain in chains.items())
             # Candidates planned on the warm path may still be downloading (a new width).
             await asyncio.gather(*variants.values(), return_exceptions=True)
+            await self._posters(places, decided.results)
 
-        if not self.verify_only:
-            await self._posters(groups, codes, results, result)
+        return self._finish(places, decided, candidates, stored_of)
 
+    def _settled(self, decided: _Decided) -> None:
+        if decided.settled:
+            self.progress(decided.settled)
+
+    def _needs_formats(self, places: _Places) -> bool:
+        return any(
+            sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
+            for sc in places.firsts
+        )
+
+    def _decide(
+        self, places: _Places, files: dict[int, File], formats: list[Format] | None
+    ) -> _Decided:
+        """Each group's outcome where the metadata decides it, else the variant it needs;
+        the warnings, in the order of the pages."""
+        codes = places.codes
+        decided = _Decided(Resolution(codes), [None] * len(codes))
+        result = decided.result
+        for group, first in zip(places.groups, places.firsts, strict=True):
+            file = files.get(first.file_id)
+            outcome = self._check(first, file, formats)
+            if file is not None and not isinstance(outcome, Failure):
+                outcome = self._gdpr(group, codes, file, result) or outcome
+            if isinstance(outcome, tuple):
+                file, format_id, crop, widths = outcome
+                self._alt_text(group, codes, file, result)
+                decided.pending.append((group, file, format_id, crop, widths))
+            else:
+                for i in group:
+                    decided.results[i] = outcome
+                if not isinstance(outcome, Failure):
+                    decided.settled += len(group)
+        if result.warnings:  # in the order of the pages, not of the groups
+            order = {id(sc): i for i, sc in enumerate(codes)}
+            result.warnings.sort(key=lambda warning: order[id(warning[0])])
+        return decided
+
+    def _finish(
+        self,
+        places: _Places,
+        decided: _Decided,
+        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned],
+        stored_of: Callable[[VariantKey], Stored | BaseException],
+    ) -> Resolution:
+        """Every place's outcome, given each pending variant's stored file or failure."""
+        codes, results, result = places.codes, decided.results, decided.result
         images: dict[tuple[VariantKey, tuple[int, ...]], ImageOutcome | Failure] = {}
-        for group, file, format_id, crop, widths in pending:
+        for group, file, format_id, crop, widths in decided.pending:
             outcome: Outcome
             if self.verify_only:
                 outcome = Verified(file, widths)
@@ -360,22 +465,39 @@ class Resolver:
         result.remote_hits = self.assets.remote_hits
         return result
 
-    async def _posters(
+    def _clicks(
+        self, places: _Places, results: list[Outcome | None]
+    ) -> list[tuple[list[int], VideoOutcome]]:
+        """The groups of click-to-load videos, with their outcome so far."""
+        clicks: list[tuple[list[int], VideoOutcome]] = []
+        for group in places.groups:
+            video = results[group[0]]
+            if isinstance(video, VideoOutcome) and self._load(places.codes[group[0]]) == "click":
+                clicks.append((group, video))
+        return clicks
+
+    def _with_posters(
         self,
-        groups: dict[tuple[object, ...], list[int]],
-        codes: list[Shortcode],
+        places: _Places,
         results: list[Outcome | None],
-        result: Resolution,
+        posters: Mapping[int, Published | Failure | None],
     ) -> None:
+        """Each click-to-load video's places given its poster (by file id), or its failure."""
+        for group, video in self._clicks(places, results):
+            found = posters[video.file.id]
+            outcome: Outcome = (
+                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
+            )
+            for i in group:
+                results[i] = outcome
+
+    async def _posters(self, places: _Places, results: list[Outcome | None]) -> None:
         """Click-to-load videos get their preview image, fetched once per file; one the
         service cannot give is a warning (a neutral placeholder shows instead), an outage
         is the build's failure as for images."""
-        clicks: list[tuple[list[int], VideoOutcome]] = []
-        for group in groups.values():
-            video = results[group[0]]
-            if isinstance(video, VideoOutcome) and self._load(codes[group[0]]) == "click":
-                clicks.append((group, video))
-        files = {video.file.id: video.file for _, video in clicks}
+        import asyncio
+
+        files = {video.file.id: video.file for _, video in self._clicks(places, results)}
         semaphore = asyncio.Semaphore(self.jobs)
 
         async def poster(file: File) -> Published | Failure | None:
@@ -398,13 +520,7 @@ class Resolver:
             return None if stored is None else Published(poster_name(file, stored), stored)
 
         posters = dict(zip(files, await asyncio.gather(*map(poster, files.values())), strict=True))
-        for group, video in clicks:
-            found = posters[video.file.id]
-            outcome: Outcome = (
-                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
-            )
-            for i in group:
-                results[i] = outcome
+        self._with_posters(places, results, posters)
 
     def _image(
         self,
@@ -554,12 +670,16 @@ class LazyConnection:
         self._config = config
         self._stack = contextlib.ExitStack()
         self._client: AsyncClient | None = None
-        self._lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None
 
     async def __call__(self) -> AsyncClient:
+        import asyncio
+
         from ..client.async_client import client_from_config
         from ..client.service import open_service
 
+        if self._lock is None:  # made where it is used: no asyncio before the service is asked
+            self._lock = asyncio.Lock()
         async with self._lock:
             if self._client is None:
                 service_config, credentials = self._stack.enter_context(open_service(self._config))

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import jinja2
@@ -33,16 +33,15 @@ from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
 from ..media.cache import MediaCache, Stored, cache_for
-from ..media.remote_tier import shared_tier
 from ..media.render import Renderer
 from ..media.resolver import (
     Failure,
     ImageOutcome,
+    LazyConnection,
     Resolution,
     Resolver,
     Verified,
     VideoOutcome,
-    lazy_client,
     published_files,
 )
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
@@ -55,6 +54,9 @@ from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
 from .static_files import check_resources, check_static, copy_files
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
 from .workers import Workers, render_in_workers, workers_for
+
+if TYPE_CHECKING:
+    from ..media.remote_tier import RemoteTier
 
 
 @dataclass(frozen=True)
@@ -138,13 +140,17 @@ class SiteBuilder:
         self.output = (self.options.output or config.output_dir).resolve()
         self.templates_dir = config.path(config.site.templates)
         self._remote_warnings: list[str] = []
-        self.remote = shared_tier(
-            config,
-            write=self.options.cache_write or config.cache.remote_write,
-            read_only=self.options.cache_read_only,
-            jobs=self.options.jobs or config.build.jobs,
-            warn=self._remote_warnings.append,
-        )
+        self.remote: RemoteTier | None = None
+        if config.cache.remote:  # its module (and asyncio) only for a site that has one
+            from ..media.remote_tier import shared_tier
+
+            self.remote = shared_tier(
+                config,
+                write=self.options.cache_write or config.cache.remote_write,
+                read_only=self.options.cache_read_only,
+                jobs=self.options.jobs or config.build.jobs,
+                warn=self._remote_warnings.append,
+            )
         self.cache = cache_for(config, read_only=self.options.cache_read_only, remote=self.remote)
         self.deferred = DeferredRenderer()
         self._warnings: list[Problem] = []
@@ -258,7 +264,9 @@ class SiteBuilder:
 
     # -- phase 2: resolve -----------------------------------------------------------------
 
-    async def _resolve(self, snapshot: bool = True) -> tuple[Resolution, int]:
+    def _resolve(self, snapshot: bool = True) -> tuple[Resolution, int]:
+        """Every place resolved, and the requests it took: from the cache alone when it can
+        answer everything (a warm build: no event loop), else asking the service."""
         jobs = self.options.jobs or self.config.build.jobs
         total = len(self.deferred.shortcodes)
         done = 0
@@ -272,27 +280,33 @@ class SiteBuilder:
         # `check` uses no variant, and an update some pages' only: either would shrink it.
         if snapshot and not self.options.check_only:
             self.cache.open_snapshot(str(self.config.root), read=not self.options.refresh)
-        async with lazy_client(self.config) as connect:
-            resolver = Resolver(
-                self.config,
-                self.cache,
-                connect,
-                jobs=jobs,
-                refresh=self.options.refresh,
-                offline=self.options.offline,
-                verify_only=self.options.check_only,
-                progress=tick,
-                remote=self.remote,
-            )
-            try:
-                resolution = await resolver.resolve(self.deferred.shortcodes)
-            finally:
-                if self.remote is not None:  # what it fetched goes up, even if the build fails
-                    await self.remote.flush()
-                    await self.remote.aclose()
-                    self._warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
-            self._warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
-            return resolution, connect.requests
+        connection = LazyConnection(self.config)
+        resolver = Resolver(
+            self.config,
+            self.cache,
+            connection,
+            jobs=jobs,
+            refresh=self.options.refresh,
+            offline=self.options.offline,
+            verify_only=self.options.check_only,
+            progress=tick,
+            remote=self.remote,
+        )
+        resolution = resolver.resolve_cached(self.deferred.shortcodes)
+        if resolution is None:
+            resolution = run_returning(self._resolve_asking(resolver, connection))
+        self._warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
+        return resolution, connection.requests
+
+    async def _resolve_asking(self, resolver: Resolver, connection: LazyConnection) -> Resolution:
+        try:
+            return await resolver.resolve(self.deferred.shortcodes)
+        finally:
+            if self.remote is not None:  # what it fetched goes up, even if the build fails
+                await self.remote.flush()
+                await self.remote.aclose()
+                self._warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
+            await connection.aclose()
 
     # -- the whole build ------------------------------------------------------------------
 
@@ -458,7 +472,7 @@ class SiteBuilder:
         # run lists every problem of the site, the service's answers included.
         try:
             with rendered_pages_frozen():
-                resolution, result.requests = run_returning(self._resolve(snapshot))
+                resolution, result.requests = self._resolve(snapshot)
             self.cache.save_snapshot()
         finally:
             self._warnings += [

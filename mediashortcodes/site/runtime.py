@@ -3,7 +3,6 @@ rendered and kept, and asyncio.run without the cost of its result's repr."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 from collections.abc import Coroutine, Iterator
@@ -61,6 +60,8 @@ def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
     when ``asyncio.run`` restores signals; the repr of a whole site's resolution costs tens
     of milliseconds on every build (profiled on the warm build).
     """
+    import asyncio  # only when the service or the shared cache is asked (media/resolver.py)
+
     box: list[T] = []
 
     async def main() -> None:

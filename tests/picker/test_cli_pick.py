@@ -32,7 +32,7 @@ def test_pick_serves_the_site_service_and_stops_on_ctrl_c(
 ) -> None:
     opened: list[str] = []
     seen: dict = {}
-    monkeypatch.setattr(cli_pick.webbrowser, "open", opened.append)
+    monkeypatch.setattr("webbrowser.open", opened.append)
     monkeypatch.setattr(
         cli_pick, "wait_until_interrupted", lambda: visit_then_interrupt(opened, seen)
     )
@@ -49,7 +49,7 @@ def test_no_browser_only_prints_the_address(
     sandbox_site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened: list[str] = []
-    monkeypatch.setattr(cli_pick.webbrowser, "open", opened.append)
+    monkeypatch.setattr("webbrowser.open", opened.append)
 
     def interrupt() -> None:
         raise KeyboardInterrupt
