@@ -153,7 +153,7 @@ class SiteBuilder:
             )
         self.cache = cache_for(config, read_only=self.options.cache_read_only, remote=self.remote)
         self.deferred = DeferredRenderer()
-        self._warnings: list[Problem] = []
+        self.warnings: list[Problem] = []
         # (name, bytes) of the click-to-load script, once a page has such a video
         self._click_script: tuple[str, bytes] | None = None
         self._resources: list[str] = []  # files of content/ published beside the pages
@@ -193,7 +193,7 @@ class SiteBuilder:
             rendered, self._workers = render_in_workers(self, sources, site, workers)
             return rendered
         rendered = self.render_pages(sources, site)
-        self._warnings += self.undefined_prints.warnings()
+        self.warnings += self.undefined_prints.warnings()
         return rendered
 
     def site_variables(self, listed: list[pages_mod.PageSource]) -> dict[str, Any]:
@@ -238,7 +238,7 @@ class SiteBuilder:
         if problems := env["mediashortcodes"].get("problems"):
             self.deferred.problems += [replace(p, code=p.code or SHORTCODE) for p in problems]
         if warnings := env["mediashortcodes"].get("warnings"):  # a block in a heading...
-            self._warnings += [replace(w, code=w.code or MARKDOWN) for w in warnings]
+            self.warnings += [replace(w, code=w.code or MARKDOWN) for w in warnings]
         page = {
             **source.front_matter,
             "title": source.title,
@@ -295,7 +295,7 @@ class SiteBuilder:
         resolution = resolver.resolve_cached(self.deferred.shortcodes)
         if resolution is None:
             resolution = run_returning(self._resolve_asking(resolver, connection))
-        self._warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
+        self.warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
         return resolution, connection.requests
 
     async def _resolve_asking(self, resolver: Resolver, connection: LazyConnection) -> Resolution:
@@ -305,7 +305,7 @@ class SiteBuilder:
             if self.remote is not None:  # what it fetched goes up, even if the build fails
                 await self.remote.flush()
                 await self.remote.aclose()
-                self._warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
+                self.warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
             await connection.aclose()
 
     # -- the whole build ------------------------------------------------------------------
@@ -314,7 +314,7 @@ class SiteBuilder:
         try:
             return self._build()
         except MediaShortcodesError as exc:
-            exc.warnings = exc.warnings or tuple(self._warnings)  # listed after the errors
+            exc.warnings = exc.warnings or tuple(self.warnings)  # listed after the errors
             raise
         finally:
             if self._workers is not None:
@@ -325,7 +325,7 @@ class SiteBuilder:
 
     def _build(self) -> BuildResult:
         started = time.perf_counter()
-        self._warnings = []
+        self.warnings = []
         if not self.options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         if not (self.options.offline or self.options.syntax_only):
@@ -333,18 +333,18 @@ class SiteBuilder:
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
-        found = pages_mod.discover(content, unreadable, self._warnings, others)
+        found = pages_mod.discover(content, unreadable, self.warnings, others)
         sources = [s for s in found if not s.draft]
         self._resources = resources_of(others, draft_folders(found, content))
         # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
         # other pages were rendered and resolved: one run lists every problem of the site.
         page_errors = _page_errors(unreadable, sources)
-        self._warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
+        self.warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
         rendered = self._render_pages(sources)
         result = BuildResult(pages=len(rendered), sources=sources)
         if self.options.syntax_only:
             self._stop_on(page_errors, self.deferred.found_problems())
-            result.warnings = self._warnings
+            result.warnings = self.warnings
             result.seconds = time.perf_counter() - started
             return result
         resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
@@ -371,7 +371,7 @@ class SiteBuilder:
         """
         try:
             started = time.perf_counter()
-            self._warnings = []
+            self.warnings = []
             rendered = self._render_pages(pages, listed=listing)
             result = BuildResult(pages=len(rendered), sources=listing)
             resolution, html_by_index, element_ids = self._resolved(result, snapshot=False)
@@ -390,12 +390,12 @@ class SiteBuilder:
         snapshot: bool = True,
         page_errors: pages_mod.PageErrors | None = None,
     ) -> tuple[Resolution, list[str], dict[int, str]]:
-        """Every rendered place resolved, and its final HTML (see :meth:`_final_html`); the
+        """Every rendered place resolved, and its final HTML (see :meth:`final_html`); the
         counts, warnings and --keep-going's problems go into ``result``. Raises on the
         problems that stop a build (``page_errors`` with the content's problems listed)."""
         found = self.deferred.found_problems()
         with shown_with_any_stop([*(page_errors.problems if page_errors else ()), *found]):
-            resolution, failed = self._resolve_all(result, snapshot=snapshot)
+            resolution, failed = self.resolve_all(result, snapshot=snapshot)
         problems = found + self.deferred.placed(failed)
 
         player_url, static_url = embed_urls(self.config)
@@ -406,11 +406,11 @@ class SiteBuilder:
             site_templates=self.templates_dir if self.templates_dir.is_dir() else None,
             auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
         )
-        html_by_index, element_ids, render_failed = self._final_html(resolution, renderer)
+        html_by_index, element_ids, render_failed = self.final_html(resolution, renderer)
         # A click-to-load video was rendered: its script is published with the media.
         self._click_script = renderer.click_script if renderer.click_script_used else None
         problems += self.deferred.placed(render_failed)
-        result.warnings = self._warnings
+        result.warnings = self.warnings
         # --keep-going stands in for files the service cannot give; what the author wrote
         # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
         if page_errors or (problems and (found or not self.options.keep_going)):
@@ -453,7 +453,7 @@ class SiteBuilder:
         placed = [p for code, some in by_code.items() for p in self.deferred.placed(some, code)]
         return sorted(set(pages_named(placed)))
 
-    def _resolve_all(
+    def resolve_all(
         self, result: BuildResult, *, outages_fail: bool = True, snapshot: bool = True
     ) -> tuple[Resolution, list[tuple[Shortcode, str]]]:
         """Every place resolved and counted in ``result``; the failed ones, with why.
@@ -475,12 +475,12 @@ class SiteBuilder:
                 resolution, result.requests = self._resolve(snapshot)
             self.cache.save_snapshot()
         finally:
-            self._warnings += [
+            self.warnings += [
                 Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
             ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         result.remote_hits = resolution.remote_hits
-        self._warnings += self._place_warnings(resolution.warnings)
+        self.warnings += self._place_warnings(resolution.warnings)
         failures: list[tuple[Shortcode, Failure]] = []
         shown: list[bool | None] = []  # each place: an image, a video, or None (failed)
         for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
@@ -496,7 +496,7 @@ class SiteBuilder:
         return resolution, [(sc, f.message) for sc, f in failures]
 
     @cyclic_gc_paused()
-    def _final_html(
+    def final_html(
         self, resolution: Resolution, renderer: Renderer, prefix: str | None = None
     ) -> tuple[list[str], dict[int, str], list[tuple[Shortcode, str]]]:
         """Each place's HTML, in order; the element ids in it (script embeds), by place; the
@@ -582,8 +582,8 @@ class SiteBuilder:
             shutil.rmtree(staging)
         try:
             if static_dir.is_dir():
-                self._warnings += copy_files(static_dir, staging, shown_static)
-            self._warnings += copy_files(content, staging, shown_content, self._resources)
+                self.warnings += copy_files(static_dir, staging, shown_static)
+            self.warnings += copy_files(content, staging, shown_content, self._resources)
             staging.mkdir(parents=True, exist_ok=True)
             own = rendered
             if self._workers is not None:  # they write their pages meanwhile

@@ -115,7 +115,7 @@ class HostedBuild:
         result = BuildResult(pages=len(self.pages))
         builder = self._builder
         try:
-            resolution, failed = builder._resolve_all(result, outages_fail=not self.preview)
+            resolution, failed = builder.resolve_all(result, outages_fail=not self.preview)
         except OUTAGES as exc:
             if not self.preview:
                 raise
@@ -123,7 +123,7 @@ class HostedBuild:
             log.warning("mediashortcodes: %s; showing what the cache holds", exc)
             builder = SiteBuilder(self.config, BuildOptions(offline=True, keep_going=True))
             builder.deferred = self.renderer
-            resolution, failed = builder._resolve_all(result, outages_fail=False)
+            resolution, failed = builder.resolve_all(result, outages_fail=False)
         problems = [*found, *self.renderer.placed(failed)]
         player_url, static_url = embed_urls(self.config)
         templates = self.config.path(self.config.site.templates)
@@ -142,7 +142,7 @@ class HostedBuild:
         if listed and not self.preview:
             raise ContentError(listed)
         resolved.problems = listed
-        resolved.warnings = [warning.as_warning() for warning in builder._warnings]
+        resolved.warnings = [warning.as_warning() for warning in builder.warnings]
         result.seconds = time.perf_counter() - started
         return resolved
 
@@ -176,7 +176,7 @@ class Resolved:
 
     def html_for(self, prefix: str) -> tuple[list[str], Mapping[int, str]]:
         if prefix not in self._by_prefix:
-            html, ids, failed = self._builder._final_html(
+            html, ids, failed = self._builder.final_html(
                 self._resolution,  # type: ignore[arg-type]
                 self._renderer,
                 prefix,

@@ -204,9 +204,9 @@ def render_in_workers(
             )
             part = sources[worker.run]
             rendered += [_page_held_elsewhere(part[k], uses[j]) for k, j in report.pages]
-            builder._warnings += report.warnings
+            builder.warnings += report.warnings
             undefined += report.undefined
-        builder._warnings += builder.undefined_prints.warnings(undefined)
+        builder.warnings += builder.undefined_prints.warnings(undefined)
     except BaseException:
         pool.close()
         raise
@@ -248,7 +248,7 @@ def _work(
                     on_pages=deferred.on_pages,
                     page_uses=deferred.page_uses,
                     pages=[(index[id(page.source)], uses[id(page.used)]) for page in rendered],
-                    warnings=builder._warnings,
+                    warnings=builder.warnings,
                     undefined=builder.undefined_prints.take(),
                 ),
             )
