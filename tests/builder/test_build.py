@@ -51,6 +51,24 @@ def test_each_distinct_variant_is_downloaded_once(make_site, sandbox) -> None:
     assert sandbox.stats["preview"] == len(posters)
 
 
+def test_the_example_publishes_each_image_once_however_many_pages_show_it(
+    make_site, sandbox
+) -> None:
+    # The articles' heroes and the gallery show the same originals: one file each, linked
+    # from both pages, with the candidates each page's widths ask for.
+    result = build(make_site())
+    out = Path(result.output)
+    media = sorted((out / "media").iterdir())
+    assert len({p.read_bytes() for p in media}) == len(media)
+    gallery = (out / "gallery" / "index.html").read_text()
+    for page in ("autumn-walk", "city-nights", "coastal-town"):
+        html = (out / "articles" / page / "index.html").read_text()
+        (hero,) = re.findall(r'<div class="hero"><img src="(/media/[^"]+)"', html)
+        assert f'src="{hero}"' in gallery, hero
+        (srcset,) = re.findall(r'<div class="hero"><img [^>]*srcset="([^"]+)"', html)
+        assert [c.split()[1] for c in srcset.split(", ")][:3] == ["480w", "960w", "1440w"]
+
+
 def test_warm_rebuild_makes_no_request_and_writes_identical_bytes(make_site, sandbox) -> None:
     site = make_site()
     build(site)

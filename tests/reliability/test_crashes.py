@@ -52,8 +52,8 @@ def test_two_builds_sharing_one_cache_at_once_both_complete(make_site, sandbox, 
     sandbox.set_latency(0)
     again = second.run("build", "--offline")
     assert again.exit_code == 0, str(again)
-    # The example's 27 images with their 21 srcset candidates, and a click-to-load poster.
-    assert "0 downloads, 49 cache hits, 0 requests" in again.stderr
+    # The example's 24 images with their 30 srcset candidates, and a click-to-load poster.
+    assert "0 downloads, 55 cache hits, 0 requests" in again.stderr
     assert second.snapshot() == reference
 
 
@@ -66,7 +66,7 @@ def test_a_build_killed_mid_download_leaves_the_output_and_cache_whole(site, san
     wait_until(lambda: len(site.blobs()) >= 3, "three images are in the cache")
     kill(build)
     kept = len(site.blobs())
-    assert 3 <= kept < 49  # the example publishes 49 files (test above)
+    assert 3 <= kept < 55  # the example publishes 55 images (test above)
     assert snapshot(site.output) == previous
     assert site.leftovers() == []
     site.assert_cache_consistent()
@@ -77,7 +77,7 @@ def test_a_build_killed_mid_download_leaves_the_output_and_cache_whole(site, san
     counts = re.search(r"(\d+) downloads, (\d+) cache hits", rebuild.stderr)
     assert counts, rebuild.stderr
     downloads, hits = int(counts[1]), int(counts[2])
-    assert downloads + hits == 49 and hits >= kept - 1  # what the killed build stored is used
+    assert downloads + hits == 55 and hits >= kept - 1  # what the killed build stored is used
     assert site.snapshot() == reference
     first = snapshot(site.output)
     assert site.run("build").exit_code == 0
