@@ -7,11 +7,15 @@ system's temporary folder, named by a hash of the folder, so nothing is left in 
 A process *claims* the staging names it writes beside an output for as long as it runs: a
 claim that nobody holds is how another build knows that the process that wrote them was
 killed (``os.kill(pid, 0)`` cannot say so portably: on Windows it stops the process).
+
+Writes that must stay inside a folder (the output, ``MEDIA_ROOT``, the usage state's folder)
+go through :class:`Confined`, which proves it by resolved path: see its docstring.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import secrets
@@ -23,9 +27,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .errors import ConfigError
+
 __all__ = [
+    "Confined",
     "claim",
     "claimed_by_a_running_process",
+    "escapes",
     "exclusive",
     "file_lock",
     "folder_lock_path",
@@ -58,6 +66,108 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o666, durable: bool = 
         raise
 
 
+def escapes(relative: str) -> bool:
+    """Whether ``relative`` (a posix path meant to lie under a folder) could name something
+    outside it, or a name Windows cannot hold: absolute, or with an empty or dots-only part
+    (``..``, ``...``: Windows drops trailing dots). A backslash counts as a separator where
+    the system says it is one."""
+    if os.altsep:  # Windows: a backslash separates too, and "C:" starts a drive
+        relative = relative.replace(os.sep, "/")
+        if ":" in relative:
+            return True
+    return relative.startswith("/") or any(not part.strip(".") for part in relative.split("/"))
+
+
+class Confined:
+    """Writes under ``root``, each proven to land inside it by resolved path.
+
+    The proof, by induction on the folders of a target: ``root``'s resolved path is
+    ``resolved`` (a link in the configured path itself is the configuration's choice).
+    A folder below it is accepted only as a real folder, never a link: either this process
+    just made it (``mkdir`` makes a folder, and fails on any existing name, a link included)
+    or ``lstat``, which does not follow a link, says it is a folder. A real folder named
+    ``name`` in a folder whose resolved path is ``P`` resolves to ``P/name``, so every
+    accepted folder's resolved path is ``resolved`` plus its relative path: inside the root.
+    The relative path itself has no absolute, empty or dots-only part (:func:`escapes`).
+    The file is then put in such a folder under its own name, by a writer that never
+    follows a link at that name: a new file (``O_EXCL``), a rename over the name
+    (:func:`write_atomic`: a rename replaces a link, it never writes through one), or a hard
+    link (``media/store.publish_blob``, which replaces a link found there).
+
+    So a link planted anywhere below ``root`` (``site_dir/media -> /elsewhere``) is never
+    written through: a folder that is a link is a ConfigError naming it (exit 2), before
+    anything is written there. Each folder is checked once per instance, one ``mkdir`` or
+    ``lstat``, which is what creating it cost before. What this does not cover: another
+    process that swaps a folder for a link *while* the build writes (it could write there
+    itself), and a root that is itself a link (resolved as configured).
+    """
+
+    def __init__(self, root: Path | str, *, what: str = "", create: bool = True) -> None:
+        """``create``: make the root and missing folders (to write); without it, a missing
+        folder is left missing (to read: nothing is there) and the rest is proven alike."""
+        self.root = Path(root)
+        self.what = what or str(root)  # how messages name the root
+        self.create = create
+        if create:
+            os.makedirs(self.root, exist_ok=True)
+        self._folders: set[str] = {""}  # relative folders proven real
+
+    @functools.cached_property
+    def resolved(self) -> Path:
+        """The root's resolved path, taken once: every proven folder's is this plus its
+        relative path."""
+        return Path(os.path.realpath(self.root))
+
+    def folder(self, relative: str) -> Path:
+        """The folder ``root/relative``, made where missing, every part proven a real folder."""
+        relative = relative.replace(os.sep, "/").strip("/") if os.altsep else relative.strip("/")
+        if relative not in self._folders:
+            self._prove(relative)
+        return self.root / relative if relative else self.root
+
+    def file(self, relative: str) -> Path:
+        """Where to write the file ``root/relative``: its folder proven (and made). The
+        caller writes it without following a link at its name (see the class)."""
+        if os.altsep:
+            relative = relative.replace(os.sep, "/")
+        folder, _, name = relative.rpartition("/")
+        if not name or escapes(relative):
+            self._refuse(relative, "is not a plain path inside it", "rename it")
+        return self.folder(folder) / name
+
+    def _prove(self, relative: str) -> None:
+        if escapes(relative):
+            self._refuse(relative, "is not a plain path inside it", "rename it")
+        parent, _, _name = relative.rpartition("/")
+        if parent not in self._folders:
+            self._prove(parent)
+        path = os.path.join(self.root, relative)
+        mode = stat.S_IFDIR  # made by this mkdir
+        try:
+            if self.create:
+                os.mkdir(path)
+            else:
+                mode = os.lstat(path).st_mode
+        except FileExistsError:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:  # only when reading: nothing below it to read
+            return
+        if not stat.S_ISDIR(mode):
+            kind = "a symlink" if stat.S_ISLNK(mode) else "not a folder"
+            self._refuse(
+                relative,
+                f"is {kind}, so nothing is read or written through it",
+                "remove it (a real folder is made in its place)",
+            )
+        self._folders.add(relative)
+
+    def _refuse(self, relative: str, message: str, remedy: str) -> None:
+        raise ConfigError(
+            f"{os.path.join(self.root, relative)}: {message} (files stay inside {self.what}, "
+            f"never behind a link out of it); {remedy}"
+        )
+
+
 def remove_tree(path: Path) -> None:
     """Remove the folder ``path`` as far as it can be, never raising (a leftover is tried
     again by a later build).
@@ -84,8 +194,15 @@ _claims: dict[Path, Any] = {}  # this process's claims, held until it exits
 
 
 def file_lock(path: Path) -> Any:
-    """A ``filelock.FileLock`` on ``path`` (imported here: only writers need it)."""
+    """A ``filelock.FileLock`` on ``path`` (imported here: only writers need it). A symlink
+    at ``path`` is refused: a lock file is opened for writing, and older filelock releases
+    opened it through a link and truncated what it points to."""
     from filelock import FileLock
+
+    if os.path.islink(path):
+        raise ConfigError(
+            f"{path}: a lock file is a symlink; nothing is opened through it; remove it"
+        )
 
     return FileLock(path)
 

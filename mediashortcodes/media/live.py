@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -32,7 +33,7 @@ from ..client.outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, Outa
 from ..client.service import embed_urls
 from ..config import Config
 from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError
-from ..fileio import write_atomic
+from ..fileio import Confined, write_atomic
 from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
@@ -64,10 +65,16 @@ ON_MISSING = ("placeholder", "fail")
 
 @dataclass(frozen=True)
 class Publication:
-    """Where published image files go and the URL prefix that serves them."""
+    """Where published image files go and the URL prefix that serves them.
+
+    Every file goes into ``directory``, proven to lie inside ``root`` (default: the
+    directory itself) by resolved path each time (``fileio.Confined``): a folder on the way
+    that is a link (``MEDIA_ROOT/media -> /elsewhere``) is a ConfigError naming it, and a
+    link at an image's name is replaced, never written through."""
 
     directory: Path
     url_prefix: str  # ends with "/"
+    root: Path | None = None
 
     @classmethod
     def under(cls, root: Path, url: str, media_dir: str) -> Publication:
@@ -77,7 +84,15 @@ class Publication:
             raise ConfigError(
                 f"[site] media_dir must be a folder name such as media, got {media_dir!r}"
             )
-        return cls(Path(root) / sub, f"{url.rstrip('/')}/{sub}/")
+        return cls(Path(root) / sub, f"{url.rstrip('/')}/{sub}/", Path(root))
+
+    def folder(self) -> Path:
+        """``directory``, made where missing, proven inside ``root`` now (a live process
+        publishes for days: the check is not remembered, it costs an lstat per folder)."""
+        if self.root is None:
+            return Confined(self.directory).root
+        relative = os.path.relpath(self.directory, self.root)
+        return Confined(self.root).folder(relative.replace(os.sep, "/"))
 
 
 class _LoopThread:
@@ -194,14 +209,16 @@ class LiveRenderer:
 
     def publish(self, outcome: ImageOutcome | VideoOutcome) -> None:
         """Put the image and its srcset candidates, or a video's poster, into the publication
-        directory (once each; a hard link when possible)."""
+        directory (once each; a hard link when possible), proven inside its root."""
+        folder = self.publication.folder()
         for published in outcome.published():
-            publish(self.cache, published.stored, self.publication.directory / published.name)
+            publish(self.cache, published.stored, folder / published.name)
 
     def _publish_click_script(self) -> None:
         name, data = self.renderer.click_script
-        target = self.publication.directory / name
-        if not target.exists():  # concurrent requests may both write it: each whole
+        target = self.publication.folder() / name
+        # Concurrent requests may both write it, each whole; a link there is replaced.
+        if target.is_symlink() or not target.exists():
             write_atomic(target, data)
 
     def close(self) -> None:

@@ -302,10 +302,23 @@ class LocalStore:
 def publish_blob(check: BlobCheck, target: Path) -> None:
     """Put the checked blob at ``target``: a hard link of the very file that was checked
     (made without following a symlink, its identity compared after), else a copy from it.
-    One system call more than a bare link in the common case."""
+    One system call more than a bare link in the common case. A symlink at ``target`` is
+    replaced, never followed; the folder is the caller's to prove (``fileio.Confined``)."""
     try:
         os.link(check.path, target, follow_symlinks=False)
     except FileExistsError:
+        if stat.S_ISREG(os.lstat(target).st_mode):
+            return  # published before: the name holds the content's hash
+        # A link (or another odd entry) planted at the name is replaced, never written
+        # through nor left to publish whatever it points to.
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.part")
+        publish_blob(check, tmp)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         return
     except FileNotFoundError:
         if target.parent.is_dir():

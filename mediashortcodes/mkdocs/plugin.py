@@ -192,7 +192,10 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
     def on_post_build(self, *, config: Any) -> None:
         assert self.settings is not None and self.resolved is not None
         site_dir = Path(config.site_dir)
-        self.resolved.publish(site_dir)
+        try:
+            self.resolved.publish(site_dir)
+        except MediaShortcodesError as exc:  # a link in site_dir where the media go
+            raise PluginError(f"mediashortcodes: {exc}") from None
         manifest = None
         if not self.preview and config.site_url:  # else usage is off: no page has an address
             keep = previous_manifest(site_dir) if self.dirty else None

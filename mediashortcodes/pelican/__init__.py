@@ -188,7 +188,10 @@ def finalized(pelican: Any) -> None:
     if resolved is None or build is None:
         return
     output = Path(pelican.settings["OUTPUT_PATH"])
-    resolved.publish(output)
+    try:
+        resolved.publish(output)
+    except MediaShortcodesError as exc:  # a link in the output where the media go
+        raise _fail(f"mediashortcodes: {exc}") from None
     if _state.site_url:
         published = {
             entry.output_file: str(getattr(instance, "title", "") or "")

@@ -28,7 +28,7 @@ from markupsafe import Markup
 from ..client.service import embed_urls, require_sandbox_extra
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
-from ..fileio import remove_tree, write_atomic
+from ..fileio import Confined, remove_tree, write_atomic
 from ..jinja import MediaShortcodesExtension
 from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
@@ -581,18 +581,20 @@ class SiteBuilder:
         if staging.exists():
             shutil.rmtree(staging)
         try:
+            # Every write below goes through it: proven inside the staging folder (fileio.py).
+            confined = Confined(staging, what="the output")
             if static_dir.is_dir():
-                self.warnings += copy_files(static_dir, staging, shown_static)
-            self.warnings += copy_files(content, staging, shown_content, self._resources)
-            staging.mkdir(parents=True, exist_ok=True)
+                self.warnings += copy_files(static_dir, confined, shown_static)
+            self.warnings += copy_files(content, confined, shown_content, self._resources)
             own = rendered
             if self._workers is not None:  # they write their pages meanwhile
                 self._workers.write(staging, html_by_index, element_ids)
                 own = self._workers.own
-            media = staging / self.config.site.media_dir
-            publish_media(self.cache, images, media, self._click_script)
-            write_pages(own, staging, self.deferred.marker, html_by_index, element_ids)
-            manifest.write_atomic(staging / MANIFEST_NAME)
+            if images or self._click_script:  # no media folder for a site without media
+                media = confined.folder(self.config.site.media_dir)
+                publish_media(self.cache, images, media, self._click_script)
+            write_pages(own, confined, self.deferred.marker, html_by_index, element_ids)
+            manifest.write_atomic(confined.file(MANIFEST_NAME))
             if self._workers is not None:
                 self._workers.wait()
             swap_into_place(staging, self.output)
@@ -612,34 +614,33 @@ class SiteBuilder:
         """:meth:`update_pages`' writing: its pages and media into the output as it is."""
         images = published_images(resolution)
         refuse_escapes(self._outputs(rendered, images))
-        media = self.output / self.config.site.media_dir
-        publish_media(self.cache, images, media, self._click_script)
+        confined = Confined(self.output, what="the output")
+        if images or self._click_script:
+            media = confined.folder(self.config.site.media_dir)
+            publish_media(self.cache, images, media, self._click_script)
         for page in rendered:
             html = with_markers_replaced(
                 page.html, self.deferred.marker, html_by_index, element_ids
             )
-            write_atomic(self.output / page.source.output_file, html.encode("utf-8"))
+            write_atomic(confined.file(page.source.output_file), html.encode("utf-8"))
         listed = Manifest.from_json((self.output / MANIFEST_NAME).read_bytes())
         Manifest(listed.site, {**listed.pages, **manifest.pages}).write_atomic(
-            self.output / MANIFEST_NAME
+            confined.file(MANIFEST_NAME)
         )
 
 
 def write_pages(
     rendered: list[RenderedPage],
-    staging: Path,
+    staging: Confined,
     marker: re.Pattern[str],
     html_by_index: list[str],
     element_ids: Mapping[int, str],
 ) -> None:
-    """Write each page into ``staging``, its markers replaced by its shortcodes' HTML."""
+    """Write each page into ``staging``, its markers replaced by its shortcodes' HTML: a new
+    file (never through a link) in a folder proven inside it."""
     for page in rendered:
-        target = staging / page.source.output_file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(
-            with_markers_replaced(page.html, marker, html_by_index, element_ids),
-            encoding="utf-8",
-        )
+        with open(staging.file(page.source.output_file), "x", encoding="utf-8") as out:
+            out.write(with_markers_replaced(page.html, marker, html_by_index, element_ids))
 
 
 def used_file_ids(resolution: Resolution) -> list[int | None]:
@@ -667,8 +668,9 @@ def publish_media(
     media: Path,
     click_script: tuple[str, bytes] | None = None,
 ) -> None:
-    """Put every file the pages show into an output's ``media`` folder, and the
-    click-to-load script (name, bytes) when a page has such a video."""
+    """Put every file the pages show into an output's ``media`` folder (proven inside the
+    output: ``Confined.folder``; a link at a file's name is replaced, never followed), and
+    the click-to-load script (name, bytes) when a page has such a video."""
     from ..media.assets import publish
 
     for name, stored in images.items():  # once per variant, not per shortcode

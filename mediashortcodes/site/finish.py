@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..config import Config
 from ..errors import ConfigError
-from ..fileio import write_atomic
+from ..fileio import Confined, write_atomic
 from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
 from .hosted import HostedBuild, Resolved, page_title
@@ -65,11 +65,12 @@ def finish_site(
         return None
     resolved = build.resolve()
     titles: dict[str, str] = {}
+    confined = Confined(site_dir, what="the built site")  # a page's folder may be a link
     for output_file, text in texts.items():
         html = resolved.html(text, output_file)
         titles[output_file] = page_title(html, site_name)
         if html != text:
-            write_atomic(site_dir / output_file, html.encode("utf-8"))
+            write_atomic(confined.file(output_file), html.encode("utf-8"))
     resolved.publish(site_dir)
     if config.site.base_url:
         resolved.manifest(titles).write_atomic(manifest_file)

@@ -33,6 +33,7 @@ from pathlib import Path
 from ..client.service import embed_urls
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
 from ..errors import OUTAGES, ConfigError, ContentError, MediaShortcodesError, Problem
+from ..fileio import Confined
 from ..media.render import Renderer
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from .builder import (
@@ -207,13 +208,16 @@ class Resolved:
         return with_markers_replaced(text, self._build.renderer.marker, html, ids)
 
     def publish(self, output: Path) -> int:
-        """Put every image the pages show under ``output/<media_dir>/``; how many."""
+        """Put every image the pages show under ``output/<media_dir>/``; how many. The host
+        wrote ``output`` and a link may be in it (a dirty build's copy, a planted one): the
+        media folder is proven inside it (``fileio.Confined``: a ConfigError naming a link)."""
         images = published_images(self._resolution)  # type: ignore[arg-type]
         try:
             renderer = self._renderer
             script = renderer.click_script if renderer.click_script_used else None
             if images or script:
-                media = output / self._build.config.site.media_dir
+                confined = Confined(output, what="the site's output folder")
+                media = confined.folder(self._build.config.site.media_dir)
                 publish_media(self._builder.cache, images, media, script)
         finally:
             self._builder.cache.close()  # the last use (a read-only cache's downloads go)

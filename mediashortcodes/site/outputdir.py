@@ -21,6 +21,7 @@ from ..errors import ConfigError, MediaShortcodesError
 from ..fileio import (
     claim,
     claimed_by_a_running_process,
+    escapes,
     exclusive,
     folder_lock_path,
     remove_tree,
@@ -79,18 +80,14 @@ def check_output_dir(output: Path, config: Config) -> None:
 
 def refuse_escapes(outputs: Iterable[str]) -> None:
     """Raise a ConfigError naming every output path (posix, relative to the output) that is
-    not plainly inside it: absolute, or with an empty or dots-only part. The build writes
-    into a staging folder it made itself, holding no link (static files are copied without
-    them), so a path that passes lies inside the output once resolved too."""
-    escapes = sorted(
-        output
-        for output in outputs
-        if output.startswith("/") or any(not part.strip(".") for part in output.split("/"))
-    )
-    if escapes:
+    not plainly inside it: absolute, or with an empty or dots-only part; all of them at
+    once, before anything is written. Each write is then proven inside the output by
+    resolved path as it happens (``fileio.Confined``)."""
+    found = sorted(output for output in outputs if escapes(output))
+    if found:
         raise ConfigError(
-            f"{len(escapes)} output path(s) would lie outside the output folder; nothing was "
-            "written: " + ", ".join(escapes[:20])
+            f"{len(found)} output path(s) would lie outside the output folder; nothing was "
+            "written: " + ", ".join(found[:20])
         )
 
 

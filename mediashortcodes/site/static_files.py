@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import ConfigError, Problem
+from ..fileio import Confined
 from .sources import copy_plain, skipped_warning, source_files
 
 __all__ = ["check_resources", "check_static", "copy_files"]
@@ -81,11 +82,12 @@ def check_resources(names: Iterable[str], outputs: Iterable[str], shown: str) ->
 
 
 def copy_files(
-    root: Path, staging: Path, shown: str, names: Iterable[str] | None = None
+    root: Path, staging: Confined, shown: str, names: Iterable[str] | None = None
 ) -> list[Problem]:
     """Copy ``names`` (default: every file) from ``root`` into the staging folder at the same
-    paths; what cannot be copied is a ConfigError. Returns a warning for each link or odd file
-    skipped (for ``names``: replaced by one since the walk)."""
+    paths, each a new file in a folder proven inside it; what cannot be copied is a
+    ConfigError. Returns a warning for each link or odd file skipped (for ``names``:
+    replaced by one since the walk)."""
     if names is None:
         found = source_files(root)
         names, skipped = found.files, found.skipped
@@ -93,13 +95,8 @@ def copy_files(
         skipped = []
     name = ""
     try:
-        made: set[Path] = set()
         for name in names:
-            target = staging / name
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            if not copy_plain(root / name, target):
+            if not copy_plain(root / name, staging.file(name)):
                 skipped.append(name)  # replaced by a link since the walk
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot copy {name}: {exc.strerror or exc}") from None

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MediaShortcodesError, Problem
+from ..fileio import Confined
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -259,7 +260,7 @@ def _work(
         staging, html, element_ids = order
         from .builder import write_pages
 
-        write_pages(rendered, Path(staging), deferred.marker, html, element_ids)
+        write_pages(rendered, Confined(staging), deferred.marker, html, element_ids)
         connection.send(("written", None))
     except BaseException as exc:
         with contextlib.suppress(OSError, ValueError):

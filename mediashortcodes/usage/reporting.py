@@ -25,7 +25,7 @@ from ..config import Config, require_site_base_url
 from ..errors import AuthenticationError, ConfigError, ServiceError, ServiceUnreachableError
 from ..records import Usage, WebPage
 from .manifest import MANIFEST_NAME, Manifest, PageChange, PageUsage, diff
-from .state import UsageState
+from .state import UsageState, state_of
 
 __all__ = [
     "PageFailure",
@@ -227,7 +227,7 @@ async def report_usage(
         return ReportResult(disabled=True)
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
-    state = UsageState(state_path or config.usage_state_path)
+    state = UsageState(state_path) if state_path else state_of(config)
     service = config.service.identity
     warnings: list[str] = []
     if config.service.sandbox:

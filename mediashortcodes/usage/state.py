@@ -5,34 +5,60 @@ whole, through a temporary file and ``os.replace``, so a crash leaves the old or
 version and never half of one. Updates are per page and merge into what is on disk under
 an exclusive lock file, so two reports running at once cannot lose each other's pages.
 The state names the service it was reported to: a report to another service starts over.
+
+The state and its lock are written only inside their folder, proven by resolved path to lie
+in the site (or in the folder configured for them): a ``.mediashortcodes`` committed as a
+link out of the site is refused, naming it, and a link at the file's name is never written
+through (``fileio.Confined``).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..config import Config
 from ..errors import ConfigError
-from ..fileio import file_lock, write_atomic
+from ..fileio import Confined, escapes, file_lock, write_atomic
 from .manifest import Manifest, PageUsage
 
-__all__ = ["UsageState"]
+__all__ = ["UsageState", "state_of"]
+
+
+def state_of(config: Config) -> UsageState:
+    """The site's usage state (``[usage] state``): kept inside the site unless configured
+    outside it (an absolute path, or one through ``..``: the operator's choice of folder)."""
+    relative = config.usage.state.replace("\\", "/")
+    if os.path.isabs(relative) or escapes(relative):
+        return UsageState(config.usage_state_path)
+    return UsageState(config.root / relative, root=config.root)
 
 
 class UsageState:
     """The last reported usage of a site, stored at ``path``."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, root: str | Path | None = None) -> None:
+        """``root``: the folder the state must lie in (the site's, when the configured path
+        is inside it); by default the state's own folder."""
         self.path = Path(path)
+        self.root = Path(root) if root is not None else self.path.parent
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self._thread_lock = threading.Lock()
 
     def load(self, site: str = "") -> Manifest:
-        """The state on disk; a missing file means nothing was reported yet."""
+        """The state on disk; a missing file means nothing was reported yet. Read only from
+        inside the root, never through a link: a planted state would send its removals."""
+        path = self._confined(create=False)
+        if os.path.islink(path):
+            raise ConfigError(
+                f"{path}: the usage state is a symlink; it is never read or written through "
+                "a link; remove it (or pass --state with the real file)"
+            )
         try:
-            text = self.path.read_bytes()
+            text = path.read_bytes()
         except FileNotFoundError:
             return Manifest(site=site)
         except OSError as exc:
@@ -61,18 +87,24 @@ class UsageState:
             updated = Manifest(site=site, pages=merged, service=service or state.service)
             if updated != state:
                 try:
-                    write_atomic(self.path, updated.to_json().encode(), durable=True)
+                    write_atomic(self._confined(), updated.to_json().encode(), durable=True)
                 except OSError as exc:
                     raise ConfigError(
                         f"{self.path}: cannot write the usage state: {exc.strerror}"
                     ) from None
+
+    def _confined(self, create: bool = True) -> Path:
+        """The state's path, its folders proven real folders inside the root (``create``:
+        made where missing)."""
+        relative = os.path.relpath(self.path, self.root).replace(os.sep, "/")
+        return Confined(self.root, what=str(self.root), create=create).file(relative)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._thread_lock:
             lock = file_lock(self.lock_path)
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._confined()  # its folder made, proven inside the root
                 lock.acquire()
             except OSError as exc:
                 raise ConfigError(

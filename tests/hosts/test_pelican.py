@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +162,20 @@ def test_report_output_reports_the_pelican_site(
         "https://example.org/blog/second.html",
         "https://example.org/blog/films.html",
     }
+
+
+def test_a_media_folder_that_is_a_link_out_of_the_output_is_never_written_through(
+    built: dict[str, Any], tmp_path: Path, host_env: dict[str, str]
+) -> None:
+    project = tmp_path / "pelican"
+    shutil.copytree(built["project"], project, symlinks=True)
+    shutil.rmtree(project / "output" / "media")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, project / "output" / "media")  # Pelican keeps its output folder
+
+    done = pelican(project, {**host_env, "COLUMNS": "1000"})  # the log's lines whole
+    assert done.returncode != 0
+    said = " ".join((done.stdout + done.stderr).split())
+    assert f"{project / 'output' / 'media'}: is a symlink, so nothing is read or written" in said
+    assert list(elsewhere.iterdir()) == []

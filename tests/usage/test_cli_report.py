@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,24 @@ def test_a_usage_state_lock_that_cannot_be_made_is_a_clear_error(
     assert result.exit_code == 2, result.output
     assert "usage-state.json.lock: cannot lock the usage state" in result.stderr
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_a_usage_state_folder_that_is_a_link_out_of_the_site_is_never_read_or_written(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    site = make_site(tmp_path / "site")
+    elsewhere = tmp_path / "elsewhere"
+    # A planted state there: read, it would have the report remove file 5 from a page.
+    planted = Manifest.from_pages(SITE, [(f"{SITE}/gone/", "Gone", [5])])
+    planted.write_atomic(elsewhere / "usage-state.json")
+    os.symlink(elsewhere, site / ".mediashortcodes")
+
+    result = runner.invoke(cli, ["report", str(site), "--dry-run"])
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{site / '.mediashortcodes'}: is a symlink, so nothing is read or written through it"
+        in result.stderr
+    )
+    assert "/gone/" not in result.stdout
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["usage-state.json"]
+    assert Manifest.load(elsewhere / "usage-state.json") == planted
