@@ -21,7 +21,7 @@ from mediashortcodes.cli import cli
 from mediashortcodes.client.async_client import AsyncClient
 from mediashortcodes.client.sync_client import Client
 from mediashortcodes.config import Credentials
-from mediashortcodes.errors import InvalidResponseError, ServiceError
+from mediashortcodes.errors import ServiceError, ServiceUnreachableError
 
 REFRESH_TOKEN = "rt-" + "R" * 62  # 65 characters, as in the finding
 SECRET = "cs-client-secret-0123456789abcdef"
@@ -145,7 +145,7 @@ def test_a_nested_or_oversized_json_answer_is_a_clean_exit_3(
 def test_a_download_that_trickles_a_byte_a_second_gives_up_at_its_deadline(server) -> None:
     with (
         client(server, download_timeout=1.5) as service,
-        pytest.raises(InvalidResponseError, match=r"did not finish within 1\.5 s"),
+        pytest.raises(ServiceUnreachableError, match=r"did not finish within 1\.5 s"),
     ):
         service.download(base_url(server) + "/dn/trickle", max_bytes=1000)
 
@@ -154,7 +154,7 @@ async def test_the_async_client_gives_up_on_a_trickle_too(server) -> None:
     async with AsyncClient(
         base_url(server), CREDENTIALS, max_retries=0, download_timeout=1.5
     ) as service:
-        with pytest.raises(InvalidResponseError, match="download_timeout"):
+        with pytest.raises(ServiceUnreachableError, match="download_timeout"):
             await service.download(base_url(server) + "/dn/trickle", max_bytes=1000)
 
 

@@ -353,8 +353,12 @@ def keep_body(response: httpx.Response, chunks: list[bytes]) -> httpx.Response:
     return response
 
 
-def too_slow(host: str, seconds: float) -> InvalidResponseError:
-    return InvalidResponseError(
+def too_slow(host: str, seconds: float) -> ServiceUnreachableError:
+    # A timeout, as a read timeout is: the host, not the file, is in trouble. An outage, so
+    # a build stops with exit 3 (the previous output kept) instead of listing every image,
+    # and a live renderer leaves the service alone for its cool-down instead of waiting out
+    # the deadline again on every page.
+    return ServiceUnreachableError(
         f"the download from {host} did not finish within {seconds:g} s; the link may be "
         "throttled: run again, or raise [service] download_timeout in mediashortcodes.toml"
     )

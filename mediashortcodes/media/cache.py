@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -542,7 +543,17 @@ class MediaCache:
                 return "not a snapshot of this version"
             report.snapshots += 1
             return ""
+        if _OLDER_FORMAT.fullmatch(name):
+            return "a file of the older cache format (diskcache and pickles), never read"
         return "not part of the cache's layout (a temporary file, or an older cache's)"
+
+
+# What the cache held before it was data only: diskcache's database and value files, pickled
+# snapshots, blobs named with their extension. Never read; ``cache verify`` names them.
+_OLDER_FORMAT = re.compile(
+    rf"{RECORDS}/cache\.db(?:-wal|-shm|-journal)?|{RECORDS}/[0-9a-f]{{2}}/[0-9a-f]{{2}}/\w+\.val"
+    rf"|{SNAPSHOTS}/[^/]+\.pickle|{BLOBS}/[0-9a-f]{{2}}/[0-9a-f]{{64}}\.(?:jpg|png|gif|webp)"
+)
 
 
 _HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
 from pathlib import Path
@@ -157,3 +158,68 @@ def test_records_and_snapshot_of_another_version_are_fetched_again_not_a_crash(
     code, out = run("build", str(site))
     assert code == 0, out
     assert downloads(out) == 0 and "0 requests" in out, "written again as this version reads"
+
+
+class Gadget:
+    """Unpickled, it creates a file: code run from the cache."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (open, (str(self.marker), "w"))
+
+
+def plant_a_diskcache_era_cache(folder: Path, gadget: bytes, jpeg: bytes) -> list[str]:
+    """The files a cache held before it was data only, as a CI cache restored from before
+    the upgrade still holds them: diskcache's SQLite database (its WAL beside it) and a
+    value file, a pickled snapshot, a blob named with its extension. Their layout names."""
+    import sqlite3
+
+    (folder / "records" / "3f" / "a1").mkdir(parents=True)
+    with sqlite3.connect(folder / "records" / "cache.db") as db:
+        db.execute("CREATE TABLE Cache (rowid INTEGER PRIMARY KEY, key BLOB, value BLOB)")
+        db.execute("INSERT INTO Cache (key, value) VALUES (?, ?)", (b"variant:101", gadget))
+    (folder / "records" / "cache.db-wal").write_bytes(b"")
+    (folder / "records" / "3f" / "a1" / "5c0de0a1b2c3d4e5f6.val").write_bytes(gadget)
+    (folder / "snapshots").mkdir()
+    (folder / "snapshots" / "0123456789abcdef.pickle").write_bytes(gadget)
+    sha = hashlib.sha256(jpeg).hexdigest()
+    (folder / "blobs" / sha[:2]).mkdir(parents=True)
+    (folder / "blobs" / sha[:2] / f"{sha}.jpg").write_bytes(jpeg)
+    return [
+        f"blobs/{sha[:2]}/{sha}.jpg",
+        "records/3f/a1/5c0de0a1b2c3d4e5f6.val",
+        "records/cache.db",
+        "records/cache.db-wal",
+        "snapshots/0123456789abcdef.pickle",
+    ]
+
+
+def test_cache_verify_removes_a_diskcache_era_cache_and_says_so_reading_none_of_it(
+    make_site, env: Path, tmp_path: Path
+) -> None:
+    site = make_site()
+    assert run("build", str(site))[0] == 0
+    (folder,) = env.iterdir()
+    jpeg = blobs(env)[0].read_bytes()
+    shutil.rmtree(folder)  # a cache restored from before the upgrade: the old files only
+    marker = tmp_path / "code-ran"
+    planted = plant_a_diskcache_era_cache(folder, pickle.dumps(Gadget(marker)), jpeg)
+
+    code, out = run("cache", "verify", str(site))
+    assert code == 0, out
+    removed = dict(
+        line.removeprefix("removed ").split(": ", 1)
+        for line in out.splitlines()
+        if line.startswith("removed ")
+    )
+    older = "a file of the older cache format (diskcache and pickles), never read"
+    assert removed == dict.fromkeys(planted, older)
+    assert out.splitlines()[-1] == (
+        f"{folder}: 0 records, 0 images and 0 snapshots sound; 5 removed"
+    )
+    assert not [p for p in folder.rglob("*") if p.is_file()]
+    assert not marker.exists(), "a pickle in the old cache ran code"
+    code, out = run("build", str(site))
+    assert code == 0 and "damaged" not in out, out
