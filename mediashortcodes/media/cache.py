@@ -128,6 +128,7 @@ class MediaCache:
         # when the local folder misses; written only when trusted (``remote_write``).
         self._remote = remote
         self._remote_write = remote_write and not read_only
+        self._tier = remote  # kept when the tier is dropped: its damage is still reported
         self._notes: list[str] = []
         # Read-only: what this build fetched lives here and in a scratch folder, never in
         # the cache; both go when the cache is closed.
@@ -151,7 +152,8 @@ class MediaCache:
     def warnings(self) -> list[str]:
         """Warning lines about the cache since it was opened: damage, a shared tier lost."""
         lines = list(self._notes)
-        remote = len({name for name in self.damaged if name.startswith(REMOTE)})
+        tier = {f"{REMOTE}{name}" for name in getattr(self._tier, "damaged", ())}
+        remote = len({name for name in self.damaged if name.startswith(REMOTE)} | tier)
         if remote:
             lines.append(
                 f"warning: the shared cache held {remote} entr{'y' if remote == 1 else 'ies'} "
@@ -200,6 +202,11 @@ class MediaCache:
         self._store.put(name, schema.dumps(snapshot))
         self._snapshot = self._used
         return True
+
+    def used_records(self) -> dict[str, Any] | None:
+        """Key -> record of what this build used (None unless a snapshot was opened): what
+        a trusted build shares as the shared tier's pack."""
+        return None if self._snapshot_name is None else dict(self._used)
 
     def _load_snapshot(self, name: str) -> dict[str, Any]:
         data = self._store.get(name)

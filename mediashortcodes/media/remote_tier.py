@@ -8,6 +8,15 @@ then answered from what came back and checked exactly like local data (size, SHA
 image signature; records field by field). What a trusted build writes goes out as it is
 written, concurrently: each blob only if absent; records at the end of the resolution,
 after every blob, so that no reader finds a record whose image is not there yet.
+
+A fresh runner would still send one GET per record, and a site has a record per file and
+per variant: so a trusted build also writes a *pack* (``packs/records-v1.json``), the
+records it used in one object, last, in one PUT; the first prefetch of a build reads it in
+one GET and answers every key it holds from it. Each record in it is checked by the cache
+exactly as if it had come alone; a pack that is not one this version wrote is remote damage
+(one warning) and the records are asked one by one. The pack is the remote's counterpart of
+the local site snapshot (the last trusted build of the prefix, whichever site it built): a
+prefix per site keeps it the site's own. Runners of an older version never read it.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from ..config import Config
 from . import cache_records as schema
@@ -23,6 +33,11 @@ from .store import BLOBS, MAX_RECORD_BYTES, blob_name, record_name
 
 # A record larger than this is not one we wrote (a folder list of 10,000 folders is ~2 MB).
 RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
+# The records a trusted build used, in one object (a new format gets a new name: a runner
+# only reads the one its version writes), and the most a pack may weigh (W1's is ~0.5 MB).
+PACK = "packs/records-v1.json"
+PACK_VERSION = 1
+PACK_LIMIT = min(MAX_RECORD_BYTES, 128 * 1024 * 1024)
 
 
 class RemoteTier:
@@ -38,6 +53,10 @@ class RemoteTier:
         self._damaged: set[str] = set()  # blobs whose bytes did not hash to their name
         self._records: dict[str, bytes] = {}  # records to write, once the blobs are there
         self._uploads: set[asyncio.Task[None]] = set()
+        self._sent: set[str] = set()  # blobs this build sent (or is sending)
+        self._pack: asyncio.Future[dict[str, Any]] | None = None  # the pack's read, once
+        self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
+        self.damaged: list[str] = []  # names (under the namespace) that failed checks here
 
     # -- the cache's Backend (synchronous, never a network call) ------------------------------
 
@@ -57,6 +76,9 @@ class RemoteTier:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # not inside a build's loop: nothing to send it with
             return
+        if name in self._sent:  # two variants, one image: one PUT
+            return
+        self._sent.add(name)
         task = loop.create_task(self._upload_blob(name, data))
         self._uploads.add(task)
         task.add_done_callback(self._uploads.discard)
@@ -70,13 +92,39 @@ class RemoteTier:
     # -- the network side -------------------------------------------------------------------
 
     async def prefetch(self, keys: Iterable[str]) -> None:
-        """Fetch the records of ``keys`` (each once per build), and the blob of each record
-        that names an image (a variant's, a poster's)."""
-        await asyncio.gather(*(self._fetch_record(record_name(key)) for key in set(keys)))
+        """Fetch the records of ``keys`` (each once per build; from the pack when it holds
+        them), and the blob of each record that names an image (a variant's, a poster's)."""
+        pack = await self._read_pack()
+        await asyncio.gather(*(self._fetch_record(key, pack.get(key)) for key in set(keys)))
 
-    async def _fetch_record(self, name: str) -> None:
-        data = await self._read(name, RECORD_LIMIT)
-        record = schema.loads(data)
+    async def _read_pack(self) -> dict[str, Any]:
+        """The pack's records by key (one GET per build, however many ask at once); {} when
+        there is none or it is not one this version wrote (remote damage)."""
+        if self._pack is None:
+            self._pack = asyncio.ensure_future(self._load_pack())
+        return await asyncio.shield(self._pack)
+
+    async def _load_pack(self) -> dict[str, Any]:
+        data = await self.store.read(self._prefix + PACK, limit=PACK_LIMIT)
+        pack = schema.loads(data)
+        if (
+            type(pack) is dict
+            and len(pack) == 2
+            and pack.get("v") == PACK_VERSION
+            and type(pack.get("records")) is dict
+        ):
+            self._packed = pack["records"]
+        elif data is not None:
+            self.damaged.append(PACK)
+        return self._packed or {}
+
+    async def _fetch_record(self, key: str, packed: Any) -> None:
+        name = record_name(key)
+        if packed is None:
+            record = schema.loads(await self._read(name, RECORD_LIMIT))
+        else:  # as if it came alone: the cache checks it field by field (and its key)
+            self._fetched.setdefault(name, schema.dumps(packed))
+            record = packed
         if type(record) is not dict:
             return
         if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
@@ -109,14 +157,24 @@ class RemoteTier:
     async def _upload_blob(self, name: str, data: bytes) -> None:
         await self.store.write(self._prefix + name, data, create=name not in self._damaged)
 
-    async def flush(self) -> None:
-        """Wait for the blobs being written, then write the records (one PUT each)."""
+    async def flush(self, used: dict[str, Any] | None = None) -> None:
+        """Wait for the blobs being written, then write the records (one PUT each). With
+        ``used`` (key -> record: what a build that finished used), only the records among
+        them, then the pack of them all, last (unless it is the very pack this build read)."""
         while self._uploads:
             await asyncio.gather(*list(self._uploads))
         records, self._records = self._records, {}
+        if used is not None:
+            names = {record_name(key) for key in used}
+            records = {name: data for name, data in records.items() if name in names}
         await asyncio.gather(
             *(self.store.write(self._prefix + n, d, create=False) for n, d in records.items())
         )
+        if not used or not self.store.write_enabled:
+            return
+        if used != self._packed:
+            pack = schema.dumps({"v": PACK_VERSION, "records": used})
+            await self.store.write(self._prefix + PACK, pack, create=False)
 
     async def aclose(self) -> None:
         await self.store.aclose()

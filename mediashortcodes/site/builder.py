@@ -299,11 +299,14 @@ class SiteBuilder:
         return resolution, connection.requests
 
     async def _resolve_asking(self, resolver: Resolver, connection: LazyConnection) -> Resolution:
+        used = None
         try:
-            return await resolver.resolve(self.deferred.shortcodes)
+            resolution = await resolver.resolve(self.deferred.shortcodes)
+            used = self.cache.used_records()
+            return resolution
         finally:
             if self.remote is not None:  # what it fetched goes up, even if the build fails
-                await self.remote.flush()
+                await self.remote.flush(used)  # a finished one: what it used, as a pack
                 await self.remote.aclose()
                 self.warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
             await connection.aclose()

@@ -93,6 +93,9 @@ class Bucket:
     def put(self, key: str, data: bytes) -> None:
         self.client.put_object(Bucket=self.name, Key=key, Body=data)
 
+    def delete(self, key: str) -> None:
+        self.client.delete_object(Bucket=self.name, Key=key)
+
 
 def _free_port() -> int:
     with socket.socket() as probe:

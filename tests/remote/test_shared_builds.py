@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from mediashortcodes import config as config_mod
-from mediashortcodes.media import remote_tier
+from mediashortcodes.media import cache_records, remote_tier
+from mediashortcodes.media.remote import RemoteStore
 from mediashortcodes.site.builder import BuildOptions, BuildResult, SiteBuilder
 
 from .s3server import CREDENTIALS, Bucket, S3Server
@@ -72,17 +73,38 @@ def shared_warnings(result: BuildResult) -> list[str]:
     return [str(w) for w in result.warnings if "shared cache" in str(w) or "remote cache" in str(w)]
 
 
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names the builds from now on read from the remote (one GET each)."""
+    names: list[str] = []
+    read = RemoteStore.read
+
+    async def counted(self: RemoteStore, name: str, *, limit: int) -> bytes | None:
+        names.append(name)
+        return await read(self, name, limit=limit)
+
+    monkeypatch.setattr(RemoteStore, "read", counted)
+    return names
+
+
+def pack_of(objects: dict[str, bytes]) -> tuple[str, dict[str, Any]]:
+    (name,) = (key for key in objects if key.endswith("/" + remote_tier.PACK))
+    pack = json.loads(objects[name])
+    assert pack["v"] == remote_tier.PACK_VERSION
+    return name, pack["records"]
+
+
 def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
     site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writer = build(site, "main", monkeypatch, cache_write=True)
     assert writer.downloads > 0
     objects = bucket.objects()
-    # Exactly the local layout: blobs by SHA-256 and JSON records, under the service's
-    # folder; no snapshot, no usage state, no token.
-    assert objects and all(key.split("/")[2] in ("blobs", "records") for key in objects), sorted(
-        objects
-    )
+    # The local layout: blobs by SHA-256 and JSON records, under the service's folder, and
+    # the pack of the records the build used; no snapshot, no usage state, no token.
+    assert objects and all(
+        key.split("/")[2] in ("blobs", "records") or key.endswith("/" + remote_tier.PACK)
+        for key in objects
+    ), sorted(objects)
     for key, data in objects.items():
         if key.split("/")[2] == "blobs":
             assert hashlib.sha256(data).hexdigest() == key.rsplit("/", 1)[1]
@@ -92,14 +114,71 @@ def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
     assert issued and not any(
         token.encode() in data for token in issued for data in objects.values()
     )
+    # Only the records the build used go up (not every file of each folder it listed),
+    # each also in the pack, as it was uploaded.
+    _name, packed = pack_of(objects)
+    records = {
+        json.loads(data)["key"]: json.loads(data)
+        for key, data in objects.items()
+        if key.split("/")[2] == "records"
+    }
+    assert records and records == packed
 
     sandbox.reset_stats()
+    asked = reads(monkeypatch)
     fresh = build(site, "pr-1", monkeypatch, cache_read_only=True)
     assert sum(sandbox.stats.values()) == 0
     assert fresh.requests == 0 and fresh.downloads == 0
     assert fresh.remote_hits == writer.downloads
     assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
     assert shared_warnings(fresh) == []
+    # Its records came in one read (the pack); then one read per image.
+    assert sorted(name.split("/", 1)[1] for name in asked) == sorted(
+        [remote_tier.PACK] + [f"blobs/{sha[:2]}/{sha}" for sha in _shas(packed)]
+    )
+    assert bucket.objects() == objects  # a reader writes nothing
+
+
+def _shas(records: dict[str, Any]) -> set[str]:
+    """The images the records name (variants', posters')."""
+    return {
+        r["value"]["sha256"]
+        for key, r in records.items()
+        if key.partition(":")[0] in cache_records.STORED_KINDS
+    }
+
+
+def test_a_tampered_pack_costs_one_warning_and_the_build_goes_on(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    name, packed = pack_of(objects)
+    variants = sorted(key for key in packed if key.startswith("variant:"))
+    # One entry another variant's record (a record under another key is no answer), one
+    # with a field of the wrong type: two misses, fetched from the service.
+    packed[variants[0]] = packed[variants[1]]
+    packed[variants[2]]["value"]["size"] = "12"
+    bucket.put(name, json.dumps({"v": 1, "records": packed}).encode())
+    sandbox.reset_stats()
+    fresh = build(site, "pr-1", monkeypatch)
+    assert sandbox.stats.get("download", 0) == 2
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    (warning,) = shared_warnings(fresh)
+    assert "held 2 entries that failed the checks" in warning
+
+    # A pack that is not one this version wrote: one warning, the records asked one by one.
+    bucket.put(name, b'{"v": 1, "records": [')
+    sandbox.reset_stats()
+    again = build(site, "pr-2", monkeypatch)
+    assert sum(sandbox.stats.values()) == 0
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-2")
+    (warning,) = shared_warnings(again)
+    assert "held 1 entry that failed the checks" in warning
+
+    # The next trusted build writes the pack anew, whole.
+    build(site, "main-2", monkeypatch, cache_write=True)
+    assert _shas(pack_of(bucket.objects())[1]) == _shas(pack_of(objects)[1])
 
 
 def test_a_remote_hit_is_kept_locally_for_the_next_build(
@@ -155,9 +234,11 @@ def test_a_tampered_blob_and_record_are_misses_with_one_warning_never_published(
     shas = [records[key]["value"]["sha256"] for key in variants]
     blob = next(k for k in objects if k.endswith("/" + shas[0]))
     # A valid image of another variant in place of one blob (its name no longer its
-    # SHA-256), and another variant's record that is not JSON.
+    # SHA-256), and another variant's record that is not JSON; no pack (a remote an older
+    # version wrote), so the records are read one by one.
     bucket.put(blob, next(objects[k] for k in objects if k.endswith("/" + shas[-1])))
     bucket.put(variants[-1], b"<script>alert(1)</script>")
+    bucket.delete(pack_of(objects)[0])
     sandbox.reset_stats()
     fresh = build(site, "pr-1", monkeypatch)
     assert sandbox.stats.get("download", 0) == 2  # those two, fetched from the service
@@ -227,11 +308,15 @@ def test_two_runners_writing_at_once_leave_a_consistent_store(
     for key, data in objects.items():  # every object whole and true to its name
         if key.split("/")[2] == "blobs":
             assert hashlib.sha256(data).hexdigest() == key.rsplit("/", 1)[1]
-        else:
+        elif key.split("/")[2] == "records":
             record = json.loads(data)
             if record["key"].startswith("variant:"):
                 blob = f"{key.split('/records/')[0]}/blobs/{record['value']['sha256'][:2]}/"
                 assert blob + record["value"]["sha256"] in objects
+    # The pack is one writer's, whole: each of its images is there.
+    name, packed = pack_of(objects)
+    folder = name.removesuffix(remote_tier.PACK)
+    assert all(f"{folder}blobs/{sha[:2]}/{sha}" in objects for sha in _shas(packed))
     sandbox.reset_stats()
     build(site, "pr-1", monkeypatch)
     assert sum(sandbox.stats.values()) == 0
