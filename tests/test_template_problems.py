@@ -93,7 +93,7 @@ def test_the_same_error_on_every_page_is_listed_once_naming_them(site: Path) -> 
     assert code == 1
     assert lines[1:] == [
         "site/templates/footer.html:2:1: 'dict object' has no attribute 'missing' "
-        "(rendering site/content/about.md, site/content/index.md); fix the template"
+        "(rendering 2 pages: site/content/about.md, site/content/index.md); fix the template"
     ]
 
 
@@ -104,7 +104,7 @@ def test_a_python_error_in_a_layout_is_a_problem_not_a_traceback(site: Path) -> 
     assert any(
         line.startswith("site/templates/base.html:2:1: TypeError: ")
         and line.endswith(
-            "(rendering site/content/about.md, site/content/index.md); fix the template"
+            "(rendering 2 pages: site/content/about.md, site/content/index.md); fix the template"
         )
         for line in lines
     )
@@ -138,5 +138,6 @@ def test_a_template_function_call_is_located_by_its_line_without_an_unknown_colu
     assert result.exit_code == 1
     assert (
         "site/templates/base.html:2: file 7: it is not in the cache; build once without --offline"
-        " (rendering site/content/about.md, site/content/index.md)" in result.output.splitlines()
+        " (rendering 2 pages: site/content/about.md, site/content/index.md)"
+        in result.output.splitlines()
     )

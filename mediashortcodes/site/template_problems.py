@@ -4,8 +4,8 @@ Jinja rewrites a render error's traceback so that its frames carry the template 
 line. The innermost such frame is where the author must look (a partial, a layout), not the
 page that happened to be rendering, so that is where the problem is placed; the page is
 named in the message because the error may depend on its front matter. A layout's error
-happens on every page that uses it: :func:`pages_named` lists it once, naming the first pages
-and how many more.
+happens on every page that uses it: :func:`pages_named` lists it once, with how many pages
+and the first of them by name.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
         shown = sorted(on)
         listed = ", ".join(shown[:SHOWN_PAGES])
         if (more := len(shown) - SHOWN_PAGES) > 0:
-            listed += f" and {more} more page{'s' if more > 1 else ''}"
+            listed += f" and {more} more"
+        if len(shown) > 1:  # the count first: how widespread it is, at a glance
+            listed = f"{len(shown)} pages: {listed}"
         message = f"{problem.message} (rendering {listed}){after}"
         plain.append(Problem(problem.path, problem.line, problem.col, message, problem.code))
     return plain

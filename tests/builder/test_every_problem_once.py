@@ -77,8 +77,8 @@ def test_a_layout_warning_is_one_line_for_all_its_pages_on_every_build(site: Pat
             "site/templates/base.html:18: warning: file 105 ('Moss close-up') has no alt text "
             'in the service; write alt="..." in the shortcode (or alt="" if the image is '
             "decorative; [images] warn_missing_alt = false silences this warning) (rendering "
-            "site/content/about.md, site/content/articles/autumn-walk.md, "
-            "site/content/articles/city-nights.md and 4 more pages)"
+            "7 pages: site/content/about.md, site/content/articles/autumn-walk.md, "
+            "site/content/articles/city-nights.md and 4 more)"
         ]
 
 

@@ -46,8 +46,8 @@ def test_a_misspelt_key_in_the_base_layout_warns_once_naming_the_pages(example: 
     assert code == 0
     assert without_summary(lines) == [
         "site/templates/base.html:6: warning: page.titel is undefined, so it printed nothing "
-        "(rendering site/content/about.md, site/content/articles/autumn-walk.md, "
-        f"site/content/articles/city-nights.md and 3 more pages){ADVICE}"  # the home page
+        "(rendering 6 pages: site/content/about.md, site/content/articles/autumn-walk.md, "
+        f"site/content/articles/city-nights.md and 3 more){ADVICE}"  # the home page
     ]  # prints the site's name alone
     assert lines[-1].startswith("built 7 pages, ")
     assert "<title> · Northern Light</title>" in (example / "_site/about/index.html").read_text()
@@ -118,7 +118,9 @@ def test_typos_in_a_partial_a_macro_and_a_loop_name_their_own_lines(site: Path) 
     )
     code, lines = run("check", "--offline", "site")
     assert code == 0
-    everywhere = f"(rendering site/content/a.md, site/content/b.md, site/content/index.md){ADVICE}"
+    everywhere = (
+        f"(rendering 3 pages: site/content/a.md, site/content/b.md, site/content/index.md){ADVICE}"
+    )
     printed = "is undefined, so it printed nothing"
     assert without_summary(lines) == [
         f"site/templates/partials/footer.html:2: warning: site.bogus {printed} {everywhere}",
@@ -139,7 +141,7 @@ def test_an_unguarded_optional_key_warns_for_the_pages_without_it(site: Path) ->
     assert code == 0
     assert without_summary(lines) == [
         "site/templates/page.html:9: warning: page.subtitle is undefined, so it printed nothing "
-        f"(rendering site/content/a.md, site/content/b.md){ADVICE}"
+        f"(rendering 2 pages: site/content/a.md, site/content/b.md){ADVICE}"
     ]
     # the advice works
     layout.write_text(

@@ -86,9 +86,9 @@ def test_a_layout_error_on_every_page_is_listed_once_naming_the_first_pages(site
     assert code == 1
     assert lines == [
         "error: 1 problem(s) found",  # check never writes: it does not say so
-        "site/templates/base.html:6:1: 'dict object' has no attribute 'nope' (rendering "
+        "site/templates/base.html:6:1: 'dict object' has no attribute 'nope' (rendering 7 pages: "
         "site/content/about.md, site/content/articles/autumn-walk.md, "
-        "site/content/articles/city-nights.md and 4 more pages); fix the template",
+        "site/content/articles/city-nights.md and 4 more); fix the template",
     ]
 
 
@@ -99,9 +99,9 @@ def test_the_same_failing_call_on_many_pages_is_listed_once_with_a_count(site: P
     assert code == 1
     assert lines == [
         "error: 1 problem(s) found; nothing was written",
-        f"site/templates/article.html:4: {NOT_FOUND} (rendering "
+        f"site/templates/article.html:4: {NOT_FOUND} (rendering 4 pages: "
         "site/content/articles/autumn-walk.md, site/content/articles/city-nights.md, "
-        "site/content/gallery.md and 1 more page)",
+        "site/content/gallery.md and 1 more)",
     ]
 
 
@@ -111,7 +111,7 @@ def test_two_pages_are_both_named(site: Path) -> None:
     code, lines = run("build", "site")
     assert code == 1
     assert lines[1:] == [
-        f"site/templates/article.html:4: {NOT_FOUND} (rendering "
+        f"site/templates/article.html:4: {NOT_FOUND} (rendering 2 pages: "
         "site/content/articles/autumn-walk.md, site/content/articles/coastal-town.md)"
     ]
 

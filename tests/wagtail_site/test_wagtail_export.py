@@ -337,7 +337,7 @@ def test_a_problem_on_several_pages_is_listed_once_naming_each_page(
     lines = [line for line in output.splitlines() if "file 88888" in line]
     assert len(lines) == 1, output
     assert re.search(
-        r"article_page\.html>:1:4: file 88888: .* \(rendering /dup1/, /dup2/\)$", lines[0]
+        r"article_page\.html>:1:4: file 88888: .* \(rendering 2 pages: /dup1/, /dup2/\)$", lines[0]
     )
 
 
@@ -349,7 +349,7 @@ def test_a_problem_on_many_pages_names_three_and_counts_the_rest(
     with pytest.raises(CommandError) as raised:
         build()
     (line,) = [line for line in str(raised.value).splitlines() if "colour" in line]
-    assert line.endswith("(rendering /dup1/, /dup2/, /dup3/ and 2 more pages)")
+    assert line.endswith("(rendering 5 pages: /dup1/, /dup2/, /dup3/ and 2 more)")
 
 
 def test_one_run_lists_the_syntax_problems_and_the_missing_files(
