@@ -13,10 +13,10 @@ import click
 
 from .. import config as config_mod
 from ..config import Config
-from ..errors import ConfigError
+from ..errors import ConfigError, MediaShortcodesError
 from .base import base_url_option, cli, handle_errors, jobs_option
 from .output import progress_bar, quiet, say, warn
-from .problems import format_option, reported
+from .problems import Outcome, format_option, reported
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
@@ -45,10 +45,18 @@ def _echo_outcome(result: BuildResult) -> None:
         warn(warning.as_warning())
 
 
-def _run(builder: SiteBuilder, label: str = "resolving media") -> BuildResult:
-    with progress_bar(label) as progress:
-        builder.progress = progress
-        return builder.build()
+def _run(builder: SiteBuilder, outcome: Outcome, label: str = "resolving media") -> BuildResult:
+    """Build (or check); the outcome gets the summary, also of a build a problem stopped."""
+    try:
+        with progress_bar(label) as progress:
+            builder.progress = progress
+            result = builder.build()
+    except MediaShortcodesError:
+        if builder.result is not None:
+            outcome.counted(builder.result)
+        raise
+    outcome.built(result)
+    return result
 
 
 @cli.command()
@@ -121,8 +129,7 @@ def build(
             workers=workers,
             keep_going=keep_going or config.build.on_missing == "placeholder",
         )
-        result = _run(SiteBuilder(config, options))
-        outcome.built(result)
+        result = _run(SiteBuilder(config, options), outcome)
         _echo_outcome(result)
         say(f"built {result.summary()}")
         if report:
@@ -144,8 +151,7 @@ def check(site: str, offline: bool, jobs: int | None, output_format: str) -> Non
     with reported("check", output_format) as outcome:
         config = load_site(site)
         options = BuildOptions(check_only=True, syntax_only=offline, jobs=jobs)
-        result = _run(SiteBuilder(config, options), "checking media")
-        outcome.built(result)
+        result = _run(SiteBuilder(config, options), outcome, "checking media")
         _echo_outcome(result)
         if result.srcset and not quiet() and not outcome.json:
             click.echo(

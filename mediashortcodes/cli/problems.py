@@ -64,6 +64,11 @@ class Outcome:
         not stop it, listed as such."""
         self.errors += result.problems
         self.warnings += result.warnings
+        self.counted(result)
+
+    def counted(self, result: BuildResult) -> None:
+        """The summary of a build or check, also of one a problem stopped (what it counted
+        before it stopped)."""
         self.summary = {
             "pages": result.pages,
             "images": result.images,

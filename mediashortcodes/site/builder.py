@@ -157,6 +157,9 @@ class SiteBuilder:
         # (name, bytes) of the click-to-load script, once a page has such a video
         self._click_script: tuple[str, bytes] | None = None
         self._resources: list[str] = []  # files of content/ published beside the pages
+        # What this build counted so far: when a problem stops it, what is known (pages,
+        # images, requests ...) is still there for the summary of --format json.
+        self.result: BuildResult | None = None
         self.progress = progress
         self.markdown = _markdown(self.deferred)
         self.undefined_prints = UndefinedPrints()
@@ -314,10 +317,13 @@ class SiteBuilder:
     # -- the whole build ------------------------------------------------------------------
 
     def build(self) -> BuildResult:
+        started = time.perf_counter()
         try:
             return self._build()
         except MediaShortcodesError as exc:
             exc.warnings = exc.warnings or tuple(self.warnings)  # listed after the errors
+            if self.result is not None:
+                self.result.seconds = time.perf_counter() - started
             raise
         finally:
             if self._workers is not None:
@@ -344,7 +350,7 @@ class SiteBuilder:
         page_errors = _page_errors(unreadable, sources)
         self.warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
         rendered = self._render_pages(sources)
-        result = BuildResult(pages=len(rendered), sources=sources)
+        result = self.result = BuildResult(pages=len(rendered), sources=sources)
         if self.options.syntax_only:
             self._stop_on(page_errors, self.deferred.found_problems())
             result.warnings = self.warnings

@@ -57,6 +57,18 @@ def test_build_json_lists_every_error_and_warning_with_its_place(site: Path) -> 
     assert "error: 1 problem(s) found" in result.stderr  # people still read stderr
 
 
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_stopped_build_still_gives_the_summary_of_what_it_counted(
+    site: Path, command: str
+) -> None:
+    write(site, "content/portrait.md", "<% media_image 117 %>\n\n<% media_image 99999 %>\n")
+    result = run(command, "site", "--format", "json")
+    assert result.exit_code == 1
+    summary = as_json(result)["summary"]
+    assert (summary["pages"], summary["videos"], summary["placeholders"]) == (8, 6, 0)
+    assert summary["images"] > 0 and summary["requests"] > 0 and summary["seconds"] > 0
+
+
 def test_build_json_has_the_summary(site: Path) -> None:
     result = run("build", "site", "--format", "json")
     assert result.exit_code == 0, result.output
@@ -78,6 +90,7 @@ def test_check_json_and_a_configuration_error_as_a_problem(site: Path) -> None:
     toml.write_text(toml.read_text() + "\n[build]\njobs = 0\n")
     result = run("check", "site", "--format", "json")
     assert result.exit_code == 2
+    assert as_json(result)["summary"] == {}  # stopped before it counted anything
     (problem,) = as_json(result)["problems"]
     assert (problem["severity"], problem["code"]) == ("error", "config")
     assert "[build] jobs must be greater than 0" in problem["message"]
