@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +37,29 @@ def small_site(root: Path, sandbox: Any, files: dict[str, str], *, player: bool)
     return root
 
 
+def demo_env(patch: pytest.MonkeyPatch, cache: Path) -> None:
+    """The sandbox's demo credentials and ``cache`` as the cache folder, in the environment."""
+    from mediashortcodes.sandbox import DEMO_CREDENTIALS
+
+    patch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
+    patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
+    patch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
+    patch.setenv("MEDIASHORTCODES_CACHE_DIR", str(cache))
+
+
+@contextlib.contextmanager
+def demo_env_while(cache: Path) -> Iterator[None]:
+    """:func:`demo_env` for a block (a module-scoped site's fixture)."""
+    with pytest.MonkeyPatch.context() as patch:
+        demo_env(patch, cache)
+        yield
+
+
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Demo credentials in the environment and a fresh cache; returns the cache dir."""
-    from mediashortcodes.sandbox import DEMO_CREDENTIALS
-
-    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
-    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
-    monkeypatch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
     cache = tmp_path / "cache"
-    monkeypatch.setenv("MEDIASHORTCODES_CACHE_DIR", str(cache))
+    demo_env(monkeypatch, cache)
     return cache
 
 

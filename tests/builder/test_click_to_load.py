@@ -15,7 +15,7 @@ from mediashortcodes import config as config_mod
 from mediashortcodes.media.imageinfo import probe
 from mediashortcodes.site.builder import BuildOptions, BuildResult, build_site
 
-from .conftest import small_site
+from .conftest import demo_env_while, small_site
 
 FILMS = """---
 title: Films
@@ -58,8 +58,6 @@ def loaded_urls(html: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    from mediashortcodes.sandbox import DEMO_CREDENTIALS
-
     root = tmp_path_factory.mktemp("click")
     files = {
         "templates/page.html": "<main>{{ page.content }}</main>\n",
@@ -69,11 +67,7 @@ def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
     site = small_site(root / "site", sandbox_server, files, player=True)
     config = site / "mediashortcodes.toml"
     config.write_text(config.read_text() + '\n[site]\nbase_url = "https://www.example.org"\n')
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
-        patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
-        patch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
-        patch.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
+    with demo_env_while(root / "cache"):
         yield root / "site"
 
 

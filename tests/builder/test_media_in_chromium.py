@@ -18,7 +18,7 @@ from mediashortcodes import config as config_mod
 from mediashortcodes.media.imageinfo import probe
 from mediashortcodes.site.builder import BuildOptions, build_site
 
-from .conftest import small_site
+from .conftest import demo_env_while, small_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,19 +52,12 @@ class Quiet(SimpleHTTPRequestHandler):
 def serving(sandbox: Any, root: Path, files: dict[str, str], settings: str = "") -> Iterator[str]:
     """The site built from ``files``, over HTTP on 127.0.0.1 (another origin than the
     sandbox's player), until the block ends."""
-    from mediashortcodes.sandbox import DEMO_CREDENTIALS
-
     site = small_site(root / "site", sandbox, {"templates/page.html": LAYOUT, **files}, player=True)
     config = site / "mediashortcodes.toml"
     config.write_text(config.read_text() + settings)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
-        patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
-        patch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
-        patch.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
-        # Playwright's sync API may hold an event loop on this thread; the build runs its own.
-        with ThreadPoolExecutor(1) as worker:
-            worker.submit(build_site, config_mod.load(site), BuildOptions()).result()
+    # Playwright's sync API may hold an event loop on this thread; the build runs its own.
+    with demo_env_while(root / "cache"), ThreadPoolExecutor(1) as worker:
+        worker.submit(build_site, config_mod.load(site), BuildOptions()).result()
     handler = functools.partial(Quiet, directory=str(site / "_site"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

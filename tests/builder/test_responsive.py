@@ -17,7 +17,7 @@ from mediashortcodes.errors import ContentError
 from mediashortcodes.media.imageinfo import probe
 from mediashortcodes.site.builder import BuildOptions, BuildResult, build_site
 
-from .conftest import small_site
+from .conftest import demo_env_while, small_site
 
 LAYOUT = "{{ page.content }}\n<footer>{{ media_image(104, widths=[400, 800]) }}</footer>\n"
 HOME = """---
@@ -43,8 +43,6 @@ SITE_DEFAULTS = (
 
 @pytest.fixture(scope="module")
 def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    from mediashortcodes.sandbox import DEMO_CREDENTIALS
-
     root = tmp_path_factory.mktemp("responsive")
     files = {
         "templates/page.html": LAYOUT,
@@ -54,11 +52,7 @@ def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
     small_site(root / "site", sandbox_server, files, player=False)
     config = root / "site" / "mediashortcodes.toml"
     config.write_text(config.read_text() + SITE_DEFAULTS)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
-        patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
-        patch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
-        patch.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
+    with demo_env_while(root / "cache"):
         yield root / "site"
 
 
