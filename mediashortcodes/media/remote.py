@@ -1,4 +1,4 @@
-"""The shared cache tier: the local store's layout on an fsspec URL (extra ``remote``).
+"""The shared cache tier: the local store's layout in a bucket (extra ``remote``).
 
 CI runners are ephemeral: trusted builds (the default branch) write what they fetched, all
 builds read. The remote is a shortcut and nothing more. What it answers is checked exactly
@@ -6,20 +6,30 @@ like the local cache's content by the caller, and any failure of it (unreachable
 answering errors) costs time, never the build: one warning line, a deadline per call, and
 after a few failures the remote is skipped for the rest of the build.
 
-Built on fsspec: ``s3://`` through s3fs (botocore's credential chain: environment, profile,
-instance role; any S3-compatible store through ``remote_endpoint``), ``gs://`` through gcsfs,
-``file://`` and ``memory://`` (tests) built in. Calls run on the build's own event loop.
+Two transports, one interface (:class:`Objects`):
+
+- ``s3://`` (AWS S3, and any S3-compatible store through ``remote_endpoint``): obstore,
+  the Python binding of the Rust ``object_store`` crate, with boto3's credential chain
+  (environment, profile, instance role, web identity). A fresh runner sends one GET per
+  image, and one GET costs about 0.4 ms of CPU there against about 2 ms through
+  botocore/s3fs (docs/benchmarks.md, *The shared (remote) cache*).
+- anything else fsspec reaches: ``gs://`` through gcsfs, ``file://`` on a shared disk,
+  ``memory://`` (tests).
+
+Calls run on the build's own event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import timedelta
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
@@ -28,8 +38,8 @@ log = logging.getLogger("mediashortcodes")
 
 # After this many failed calls the remote is skipped for the rest of the build.
 MAX_FAILURES = 3
-# Making the storage library's client (once per build): no network call for S3 unless the
-# credentials come from an instance's metadata service.
+# Making the storage library's client (once per build): finding the credentials, which
+# may ask an instance's metadata service.
 SET_UP_DEADLINE = 30.0
 # The secrets of the storage libraries' own credential chains, masked in any reason shown.
 _CREDENTIAL_VARS = (
@@ -43,6 +53,20 @@ _QUERY = re.compile(r"\?[^\s\"'<>]*")
 
 class _Skipped(Exception):
     """The breaker is open: the call was not sent."""
+
+
+class Objects(Protocol):
+    """Bytes under names relative to the remote's root (one request per call)."""
+
+    async def set_up(self) -> None: ...
+
+    async def get(self, name: str, end: int) -> bytes:
+        """The object's first ``end`` bytes; FileNotFoundError when there is none."""
+
+    async def put(self, name: str, data: bytes, *, create: bool) -> None:
+        """Store it whole; with ``create``, FileExistsError when it is there already."""
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass
@@ -59,13 +83,12 @@ class RemoteStats:
 
 
 class RemoteStore:
-    """Bytes under names relative to a root on an fsspec file system, with a deadline per
-    call, bounded concurrency and a breaker; never raises for the remote's failures."""
+    """Bytes under names relative to the remote's root, with a deadline per call, bounded
+    concurrency and a breaker; never raises for the remote's failures."""
 
     def __init__(
         self,
-        fs: Any,
-        root: str,
+        objects: Objects,
         *,
         display: str,
         write: bool = False,
@@ -74,8 +97,7 @@ class RemoteStore:
         max_failures: int = MAX_FAILURES,
         warn: Callable[[str], None] = log.warning,
     ) -> None:
-        self._fs = fs
-        self._root = root.rstrip("/")
+        self._objects = objects
         self.display = display
         self.write_enabled = write
         self.timeout = timeout
@@ -91,18 +113,13 @@ class RemoteStore:
     def available(self) -> bool:
         return self.stats.failures < self._max_failures
 
-    def path(self, name: str) -> str:
-        return f"{self._root}/{name}"
-
     async def read(self, name: str, *, limit: int) -> bytes | None:
         """The object's bytes, cut at ``limit + 1`` (so a caller's checks see it is too long
         without downloading all of it); None if it is absent or the remote failed (counted,
         and warned about once)."""
         try:
             # A ranged read: an object far larger than anything we write is never downloaded.
-            data = await self._call(
-                lambda: self._fs._cat_file(self.path(name), start=0, end=limit + 1), "reads"
-            )
+            data = await self._call(lambda: self._objects.get(name, limit + 1), "reads")
         except (FileNotFoundError, _Skipped):
             return None
         except Exception as exc:
@@ -116,9 +133,8 @@ class RemoteStore:
         yet (a conditional write where the store has them): the object already there stays."""
         if not self.write_enabled:
             return
-        mode = "create" if create else "overwrite"
         try:
-            await self._call(lambda: self._fs._pipe_file(self.path(name), data, mode=mode), "puts")
+            await self._call(lambda: self._objects.put(name, data, create=create), "puts")
         except (FileExistsError, _Skipped):
             return
         except Exception as exc:
@@ -139,18 +155,21 @@ class RemoteStore:
             return await asyncio.wait_for(call(), self.timeout)
 
     async def _set_up(self) -> None:
-        """Make the library's client once, before the first call's deadline starts: for s3fs
-        that loads botocore's service model and finds the credentials, which takes a busy
-        machine longer than a call should (and may ask an instance's metadata service)."""
+        """Make the library's client once, before the first call's deadline starts: finding
+        the credentials takes a busy machine longer than a call should (and may ask an
+        instance's metadata service). A failure there is the remote's failure."""
         if self._ready:
             return
         async with self._setting_up:
             if self._ready:
                 return
-            set_session = getattr(self._fs, "set_session", None)
-            if set_session is not None:
-                await asyncio.wait_for(set_session(), SET_UP_DEADLINE)
-            self._ready = True
+            try:
+                await asyncio.wait_for(self._objects.set_up(), SET_UP_DEADLINE)
+            except Exception:
+                self.stats.failures = self._max_failures  # nothing to send calls with
+                raise
+            finally:
+                self._ready = True
 
     def _failed(self, exc: Exception) -> None:
         self.stats.failures += 1
@@ -173,10 +192,97 @@ class RemoteStore:
         return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
     async def aclose(self) -> None:
-        # s3fs keeps an aiobotocore client (an aiohttp session) open on this loop.
-        client = getattr(self._fs, "_s3", None)
-        if client is not None:
-            await asyncio.wait_for(client.close(), self.timeout)
+        await asyncio.wait_for(self._objects.aclose(), self.timeout)
+
+
+class S3Objects:
+    """An S3 bucket (or an S3-compatible store's) through obstore; credentials from boto3's
+    chain, looked up once, at set-up."""
+
+    def __init__(self, bucket: str, prefix: str, *, endpoint: str, timeout: float) -> None:
+        self._bucket = bucket
+        self._prefix = prefix
+        self._endpoint = endpoint
+        self._timeout = timeout
+        self._store: Any = None
+
+    async def set_up(self) -> None:
+        self._store = await asyncio.to_thread(self._make)
+
+    def _make(self) -> Any:
+        import boto3
+        from obstore.auth.boto3 import Boto3CredentialProvider
+        from obstore.store import S3Store
+
+        # The deadline is RemoteStore's; this one, a second later, ends a socket left hung.
+        session = boto3.Session()
+        if session.get_credentials() is None:
+            raise PermissionError(
+                "no credentials (boto3's chain: environment, profile, web identity, role)"
+            )
+        limit = timedelta(seconds=self._timeout + 1)
+        config: dict[str, Any] = {"endpoint": self._endpoint} if self._endpoint else {}
+        return S3Store(
+            self._bucket,
+            prefix=self._prefix or None,
+            config=config,  # type: ignore[arg-type]
+            client_options={
+                "timeout": limit,
+                "connect_timeout": limit,
+                # An endpoint the configuration names with http:// (a MinIO on the LAN).
+                "allow_http": self._endpoint.startswith("http://"),
+            },
+            # No retries: for a cache a miss costs less than a retry's wait, and the
+            # breaker deals with a failing remote.
+            retry_config={"max_retries": 0, "retry_timeout": limit},
+            credential_provider=Boto3CredentialProvider(session),
+        )
+
+    async def get(self, name: str, end: int) -> bytes:
+        import obstore
+        from obstore.exceptions import NotFoundError
+
+        try:
+            return bytes(await obstore.get_range_async(self._store, name, start=0, end=end))
+        except NotFoundError:
+            raise FileNotFoundError(name) from None
+
+    async def put(self, name: str, data: bytes, *, create: bool) -> None:
+        import obstore
+        from obstore.exceptions import AlreadyExistsError, PreconditionError
+
+        try:
+            await obstore.put_async(
+                self._store, name, data, mode="create" if create else "overwrite"
+            )
+        except (AlreadyExistsError, PreconditionError):
+            raise FileExistsError(name) from None
+
+    async def aclose(self) -> None:
+        self._store = None  # its connections close with it
+
+
+class FsspecObjects:
+    """Any other fsspec file system (gcsfs's ``gs://``, ``file://``, ``memory://``)."""
+
+    def __init__(self, fs: Any, root: str) -> None:
+        self._fs = fs
+        self._root = root.rstrip("/")
+
+    async def set_up(self) -> None:
+        set_session = getattr(self._fs, "set_session", None)
+        if set_session is not None:
+            await set_session()
+
+    async def get(self, name: str, end: int) -> bytes:
+        return bytes(await self._fs._cat_file(f"{self._root}/{name}", start=0, end=end))
+
+    async def put(self, name: str, data: bytes, *, create: bool) -> None:
+        mode = "create" if create else "overwrite"
+        await self._fs._pipe_file(f"{self._root}/{name}", data, mode=mode)
+
+    async def aclose(self) -> None:
+        return None
 
 
 def open_remote(
@@ -191,12 +297,28 @@ def open_remote(
     """A :class:`RemoteStore` for ``url`` (checked by the config: a URL with no credentials
     in it); ConfigError when its library is missing. Opens no connection: the first call
     does, on the event loop that makes it."""
+    protocol = urlsplit(url).scheme
+    objects: Objects
+    if protocol in ("s3", "s3a"):
+        if not all(importlib.util.find_spec(name) for name in ("obstore", "boto3")):
+            raise ConfigError(_install_hint(url))
+        bucket, _, prefix = url.split("://", 1)[1].partition("/")
+        objects = S3Objects(bucket, prefix.strip("/"), endpoint=endpoint, timeout=timeout)
+    elif endpoint:
+        raise ConfigError(
+            f"[cache] remote_endpoint is for s3:// URLs (S3-compatible stores), not {url!r}"
+        )
+    else:
+        objects = _fsspec_objects(url, protocol)
+    return RemoteStore(objects, display=url, write=write, timeout=timeout, jobs=jobs, warn=warn)
+
+
+def _fsspec_objects(url: str, protocol: str) -> FsspecObjects:
     try:
         import fsspec
         from fsspec.implementations.asyn_wrapper import AsyncFileSystemWrapper
     except ImportError:
         raise ConfigError(_install_hint(url)) from None
-    protocol = urlsplit(url).scheme
     try:
         cls = fsspec.get_filesystem_class(protocol)
     except ValueError:
@@ -205,30 +327,11 @@ def open_remote(
         ) from None
     except ImportError:
         raise ConfigError(_install_hint(url)) from None
-    options: dict[str, Any] = {}
-    if protocol in ("s3", "s3a"):
-        # botocore's own timeouts end a hung call's socket too. No retries: for a cache a
-        # miss costs less than a retry's wait, and the breaker deals with a failing remote.
-        options["config_kwargs"] = {
-            "connect_timeout": timeout,
-            "read_timeout": timeout,
-            "retries": {"max_attempts": 1, "mode": "standard"},
-        }
-        if endpoint:
-            options["endpoint_url"] = endpoint
-    elif endpoint:
-        raise ConfigError(
-            f"[cache] remote_endpoint is for s3:// URLs (S3-compatible stores), not {url!r}"
-        )
     if getattr(cls, "async_impl", False):
-        fs = cls(asynchronous=True, skip_instance_cache=True, **options)
-        if protocol in ("s3", "s3a"):
-            fs.retries = 1  # s3fs's own retries on top of botocore's: none
-
+        fs = cls(asynchronous=True, skip_instance_cache=True)
     else:  # file://, memory://: the calls run in threads
-        fs = AsyncFileSystemWrapper(cls(**options), asynchronous=True)
-    root = cls._strip_protocol(url)
-    return RemoteStore(fs, root, display=url, write=write, timeout=timeout, jobs=jobs, warn=warn)
+        fs = AsyncFileSystemWrapper(cls(), asynchronous=True)
+    return FsspecObjects(fs, cls._strip_protocol(url))
 
 
 def _install_hint(url: str) -> str:

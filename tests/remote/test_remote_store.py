@@ -114,13 +114,16 @@ def test_an_endpoint_is_for_s3_urls_only() -> None:
 
 
 class _Refusing:
-    """A file system whose every call fails with a message that echoes a credential."""
+    """Objects whose every call fails with a message that echoes a credential."""
 
     def __init__(self, secret: str) -> None:
         self.secret = secret
 
-    async def _cat_file(self, path: str, start: int, end: int) -> bytes:
-        raise PermissionError(f"access denied for key {self.secret} at s3://b/{path}?X-Sig=abc")
+    async def set_up(self) -> None:
+        return None
+
+    async def get(self, name: str, end: int) -> bytes:
+        raise PermissionError(f"access denied for key {self.secret} at s3://b/p/{name}?X-Sig=abc")
 
 
 async def test_a_failure_warning_never_shows_the_storage_credentials(
@@ -129,16 +132,37 @@ async def test_a_failure_warning_never_shows_the_storage_credentials(
     secret = "aws-secret-S3CR3T-value"
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
     warnings: list[str] = []
-    store = RemoteStore(_Refusing(secret), "b/p", display="s3://b/p", warn=warnings.append)
+    store = RemoteStore(_Refusing(secret), display="s3://b/p", warn=warnings.append)
     assert await store.read("k", limit=10) is None
     (warning,) = warnings
     assert secret not in warning and "X-Sig" not in warning
-    assert "PermissionError: access denied for key *** at s3://b/b/p/k" in warning
+    assert "PermissionError: access denied for key *** at s3://b/p/k" in warning
 
 
 def test_a_remote_without_its_library_names_the_extra_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(sys.modules, "fsspec", None)  # as if the extra were not installed
-    with pytest.raises(ConfigError, match=r'pip install "mediashortcodes\[remote\]"'):
-        open_remote("s3://bucket/prefix")
+    for name in ("obstore", "fsspec"):  # as if the extra were not installed
+        monkeypatch.setitem(sys.modules, name, None)
+    for url in ("s3://bucket/prefix", "memory://bucket/prefix"):
+        with pytest.raises(ConfigError, match=r'pip install "mediashortcodes\[remote\]"'):
+            open_remote(url)
+
+
+async def test_a_runner_without_credentials_reads_nothing_and_warns_once(
+    bucket: Bucket, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"):
+        monkeypatch.setenv(name, str(tmp_path / "none"))
+    bucket.put("p/k", b"data")
+    warnings: list[str] = []
+    store = remote(bucket, warn=warnings.append)
+    try:
+        assert [await store.read("k", limit=10) for _ in range(3)] == [None] * 3
+    finally:
+        await store.aclose()
+    (warning,) = warnings
+    assert warning.startswith(f"the remote cache {bucket.url('p')} failed (PermissionError: no ")
+    assert store.stats.reads == 0  # nothing sent without credentials
