@@ -1,0 +1,66 @@
+"""Ctrl-C or SIGTERM during a build against the embedded sandbox prints one line, nothing
+else: no traceback from the build's tasks or from the sandbox's threads."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import EXAMPLE
+
+# The real command line, with the signal sent from inside the build's first request: the
+# moment a signal handler that raises would raise inside an asyncio task (which then keeps
+# the exception and has asyncio print it on the way out), every time, not by chance.
+SIGNALLED_AT_THE_FIRST_REQUEST = """
+import os, signal, sys
+from mediashortcodes.client import transport
+from mediashortcodes.cli import main
+
+original = transport.LaneTransport.handle_async_request
+sent = []
+
+async def handle_async_request(self, request):
+    if not sent:
+        sent.append(request)
+        os.kill(os.getpid(), getattr(signal, os.environ["SIGNAL_AT_FIRST_REQUEST"]))
+    return await original(self, request)
+
+transport.LaneTransport.handle_async_request = handle_async_request
+sys.argv = ["mediashortcodes", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("sent", "code", "said"),
+    [("SIGINT", 130, "error: interrupted"), ("SIGTERM", 143, "error: terminated")],
+)
+def test_a_signal_mid_build_prints_one_line_and_nothing_else(
+    tmp_path: Path, sent: str, code: int, said: str
+) -> None:
+    pytest.importorskip("PIL", reason="the sandbox needs the [sandbox] extra (Pillow)")
+    site = tmp_path / "site"
+    shutil.copytree(EXAMPLE, site, ignore=shutil.ignore_patterns("_site", ".mediashortcodes"))
+    env = {
+        **os.environ,
+        "SIGNAL_AT_FIRST_REQUEST": sent,
+        "MEDIASHORTCODES_CACHE_DIR": str(tmp_path / "cache"),  # cold: the service is asked
+    }
+    for name in ("MEDIASHORTCODES_BASE_URL", "MEDIASHORTCODES_CLIENT_ID", "GITHUB_ACTIONS"):
+        env.pop(name, None)
+    build = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_AT_THE_FIRST_REQUEST, "build", str(site)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (build.returncode, build.stderr) == (code, f"{said}\n")
+    assert not (site / "_site").exists()  # and nothing half-written
