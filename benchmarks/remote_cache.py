@@ -102,9 +102,19 @@ class LatencyProxy:
                 sock.close()
 
 
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds process ``pid`` has used so far (Linux's /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def s3_server(log: Path) -> Iterator[int]:
-    """moto's standalone server on a free port of 127.0.0.1, ended by its process id."""
+def s3_server(log: Path) -> Iterator[tuple[int, int]]:
+    """moto's standalone server on a free port of 127.0.0.1 (its port and process id),
+    ended by its process id."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
@@ -126,7 +136,7 @@ def s3_server(log: Path) -> Iterator[int]:
                 time.sleep(0.1)
         request = urllib.request.Request(f"http://127.0.0.1:{port}/{BUCKET}", method="PUT")
         urllib.request.urlopen(request, timeout=10).close()
-        yield port
+        yield port, process.pid
     finally:
         process.terminate()
         try:
@@ -166,10 +176,11 @@ def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> d
     site = workdir / "site"
     results: dict[str, list[Build]] = {"writer": [], "warm": [], "fresh": []}
     remote_requests: dict[str, list[dict[str, int]]] = {"writer": [], "warm": [], "fresh": []}
+    server_cpu: dict[str, list[float]] = {"writer": [], "warm": [], "fresh": []}
     outputs: dict[str, Path] = {}
     with (
         SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox,
-        s3_server(workdir / "moto.log") as port,
+        s3_server(workdir / "moto.log") as (port, server_pid),
     ):
         proxy = LatencyProxy(port, latency_ms)
         remote_env = {
@@ -185,14 +196,19 @@ def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> d
         def build(kind: str, service: _Service, cache: Path) -> Build:
             output = workdir / "out" / f"{next(number):03d}-{kind}"
             proxy.reset()
+            server_began = process_cpu(server_pid)
             result = run_build(kind, site, cache, output, service, jobs=None)  # type: ignore[arg-type]
+            server_ended = process_cpu(server_pid)
+            server = (server_ended or 0.0) - (server_began or 0.0)
             if kind in results:
                 results[kind].append(result)
                 remote_requests[kind].append(dict(proxy.counts))
+                server_cpu[kind].append(server)
                 outputs[kind] = output
             print(
-                f"  {kind:<6} {result.seconds:7.2f} s  service {result.requests:5d}  "
-                f"remote {sum(proxy.counts.values()):5d} {dict(proxy.counts)}",
+                f"  {kind:<6} {result.seconds:7.2f} s  CPU {result.cpu_seconds:5.2f} s  "
+                f"service {result.requests:5d}  remote {sum(proxy.counts.values()):5d} "
+                f"{dict(proxy.counts)}  S3 server CPU {server:5.2f} s",
                 file=sys.stderr,
                 flush=True,
             )
@@ -224,6 +240,20 @@ def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> d
         "fresh_bound_s": round(bound, 3),
         "warm_cpu_s": round(statistics.median(b.cpu_seconds for b in results["warm"]), 3),
         "fresh_cpu_s": round(statistics.median(b.cpu_seconds for b in results["fresh"]), 3),
+        # What each remote GET costs the fresh build's process beyond the warm build's work.
+        "fresh_cpu_per_get_ms": round(
+            (
+                statistics.median(b.cpu_seconds for b in results["fresh"])
+                - statistics.median(b.cpu_seconds for b in results["warm"])
+            )
+            / max(fresh_gets, 1)
+            * 1000,
+            3,
+        ),
+        # The S3 server's own CPU (moto's, in Python, on the same 2 cores): the bound counts
+        # only the latency, as if the server took no time.
+        "fresh_server_cpu_s": round(statistics.median(server_cpu["fresh"]), 3),
+        "writer_server_cpu_s": round(server_cpu["writer"][0], 3),
         "fresh_service_requests": max(b.requests for b in results["fresh"]),
         "fresh_remote_requests": max(sum(r.values()) for r in remote_requests["fresh"]),
         "fresh_remote_gets": fresh_gets,
@@ -268,7 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         f"fresh runner, warm remote       {f['fresh_s']:.3f} s (CPU {f['fresh_cpu_s']:.3f} s; "
         f"bound {f['fresh_bound_s']:.3f} s"
         f" = warm + {f['variants']} x {f['latency_ms']:g} ms / 16), service requests "
-        f"{f['fresh_service_requests']}, remote requests {f['fresh_remote_requests']}\n"
+        f"{f['fresh_service_requests']}, remote requests {f['fresh_remote_requests']} "
+        f"({f['fresh_cpu_per_get_ms']:.2f} ms CPU each beyond warm; the S3 server's CPU "
+        f"{f['fresh_server_cpu_s']:.2f} s)\n"
         f"fresh output identical to warm: {f['fresh_identical_to_warm']}"
     )
     print(json.dumps(figures))
