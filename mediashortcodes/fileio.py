@@ -66,16 +66,19 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o666, durable: bool = 
         raise
 
 
+def _odd(part: str) -> bool:
+    """A path part that is empty or dots only, or holds a drive (Windows)."""
+    return not part.strip(".") or (os.altsep is not None and ":" in part)
+
+
 def escapes(relative: str) -> bool:
     """Whether ``relative`` (a posix path meant to lie under a folder) could name something
     outside it, or a name Windows cannot hold: absolute, or with an empty or dots-only part
     (``..``, ``...``: Windows drops trailing dots). A backslash counts as a separator where
     the system says it is one."""
-    if os.altsep:  # Windows: a backslash separates too, and "C:" starts a drive
+    if os.altsep:  # Windows: a backslash separates too
         relative = relative.replace(os.sep, "/")
-        if ":" in relative:
-            return True
-    return relative.startswith("/") or any(not part.strip(".") for part in relative.split("/"))
+    return relative.startswith("/") or any(_odd(part) for part in relative.split("/"))
 
 
 class Confined:
@@ -131,14 +134,18 @@ class Confined:
         if os.altsep:
             relative = relative.replace(os.sep, "/")
         folder, _, name = relative.rpartition("/")
-        if not name or escapes(relative):
+        if _odd(name) or relative.startswith("/"):
             self._refuse(relative, "is not a plain path inside it", "rename it")
-        return self.folder(folder) / name
+        if folder not in self._folders:
+            self._prove(folder)
+        return self.root / relative
 
     def _prove(self, relative: str) -> None:
-        if escapes(relative):
+        """Prove ``relative``'s folders real, the outer ones first; each part is checked
+        once, as its own folder is proven (a page's folder costs one split and one mkdir)."""
+        parent, _, name = relative.rpartition("/")
+        if _odd(name):
             self._refuse(relative, "is not a plain path inside it", "rename it")
-        parent, _, _name = relative.rpartition("/")
         if parent not in self._folders:
             self._prove(parent)
         path = os.path.join(self.root, relative)

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from mediashortcodes.fileio import write_atomic
+from mediashortcodes.errors import ConfigError
+from mediashortcodes.fileio import Confined, write_atomic
 
 
 def test_a_file_is_replaced_whole_and_no_temporary_file_is_left(tmp_path):
@@ -43,3 +44,25 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_nothing(tmp_path, monkeypa
         write_atomic(target, b"lost")
     assert target.read_bytes() == b"kept"
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+@pytest.mark.parametrize(
+    "relative", ["/etc/passwd", "/a/b", "../x", "a/../../x", "a//b", "...", "a/..", "a/"]
+)
+def test_a_confined_write_never_names_a_path_outside_its_root(tmp_path, relative):
+    root = tmp_path / "output"
+    with pytest.raises(ConfigError, match="is not a plain path inside it"):
+        Confined(root).file(relative)
+    assert [p.name for p in tmp_path.iterdir()] == ["output"]
+
+
+def test_a_confined_write_never_goes_through_a_linked_folder(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "output" / "blog").mkdir(parents=True)
+    os.symlink(elsewhere, tmp_path / "output" / "blog" / "post")
+    confined = Confined(tmp_path / "output")
+    assert confined.file("blog/index.html") == tmp_path / "output" / "blog" / "index.html"
+    with pytest.raises(ConfigError, match=r"blog/post: is a symlink, so nothing is read"):
+        confined.file("blog/post/index.html")
+    assert list(elsewhere.iterdir()) == []
