@@ -42,6 +42,8 @@ KEYS = {
     "parallel_floor_s",
     "warm_over_parallel_floor",
     "example_warm_wall_s",
+    "example_warm_cpu_s",
+    "help_cpu_s",
 }
 
 
