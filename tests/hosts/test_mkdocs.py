@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +112,25 @@ def test_without_directory_urls_every_image_loads_too(
         "https://example.org/docs/index.html",
         "https://example.org/docs/plain.html",
     ]
+
+
+def test_srcset_candidates_a_poster_and_the_click_script_are_published_beside_the_pages(
+    tmp_path: Path, host_env: dict[str, str], sandbox_server: Any
+) -> None:
+    films = '# Films\n\n<% media_image 104 widths="160,320" %>\n\n<% media_video 202 load=click %>'
+    mkdocs_project(tmp_path, sandbox_server, {"index.md": "# Home\n", "films.md": films})
+    done = run(["mkdocs", "build"], tmp_path, host_env)
+    assert done.returncode == 0, done.stderr
+    page = tmp_path / "site" / "films"
+    html = (page / "index.html").read_text()
+    srcset = re.search(r'srcset="([^"]+)"', html)
+    poster = re.search(r'<img src="(\.\./media/[^"]+-202-poster-[^"]+)"', html)
+    script = re.search(r'<script src="(\.\./media/mediashortcodes-click-[^"]+\.js)"', html)
+    assert srcset and poster and script, html
+    urls = [c.split()[0] for c in srcset.group(1).split(", ")]
+    assert len(urls) == 3  # 160w, 320w and the image itself
+    for url in [*urls, poster.group(1), script.group(1)]:
+        assert url.startswith("../media/") and (page / url).resolve().is_file(), url
 
 
 PROBLEMS = {
