@@ -25,6 +25,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from ..client.runner import run_returning
 from ..client.service import embed_urls, require_sandbox_extra
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
@@ -50,7 +51,7 @@ from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markers import SHORTCODE, DeferredRenderer, with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, remove_leftovers, swap_into_place
 from .resources import draft_folders, resources_of
-from .runtime import cyclic_gc_paused, rendered_pages_frozen, run_returning
+from .runtime import cyclic_gc_paused, rendered_pages_frozen
 from .static_files import check_resources, check_static, copy_files
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
 from .workers import Workers, render_in_workers, workers_for

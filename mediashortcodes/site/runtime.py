@@ -1,17 +1,11 @@
 """How a build runs in its process: the cyclic garbage collector paused while pages are
-rendered and kept, and asyncio.run without the cost of its result's repr, stopped by SIGTERM
-as cleanly as by Ctrl-C."""
+rendered and kept (the build's asyncio runner is ``client/runner.py``)."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import signal
-import threading
-from collections.abc import Coroutine, Iterator
-from typing import Any, TypeVar
-
-T = TypeVar("T")
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager
@@ -54,64 +48,3 @@ def rendered_pages_frozen() -> Iterator[None]:
     finally:
         gc.set_threshold(*threshold)
         gc.unfreeze()
-
-
-def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, without the result on the task, and with SIGTERM taken as asyncio
-    takes Ctrl-C.
-
-    Python 3.11 formats the SIGINT handler, which holds the main task, into an error message
-    when ``asyncio.run`` restores signals; the repr of a whole site's resolution costs tens
-    of milliseconds on every build (profiled on the warm build).
-
-    A SIGTERM handler that raises (the command line's) would raise inside whichever task
-    runs when the signal comes: that task keeps the exception, and asyncio prints "Task
-    exception was never retrieved" and a traceback on the way out. So while the loop runs,
-    SIGTERM cancels the main task instead, as asyncio does for SIGINT, and the program's own
-    handler is called once the loop is closed.
-    """
-    import asyncio  # only when the service or the shared cache is asked (media/resolver.py)
-
-    box: list[T] = []
-    main_task: asyncio.Task[None] | None = None
-    terminated = False
-
-    async def main() -> None:
-        nonlocal main_task
-        main_task = asyncio.current_task()
-        box.append(await coroutine)
-
-    def on_sigterm() -> None:
-        nonlocal terminated
-        terminated = True
-        if main_task is not None:
-            main_task.cancel()
-
-    previous = signal.getsignal(signal.SIGTERM)
-    with asyncio.Runner() as runner:
-        loop = runner.get_loop()
-        takes_over = callable(previous) and _handles(loop, signal.SIGTERM, on_sigterm)
-        try:
-            runner.run(main())
-        except asyncio.CancelledError:
-            if not terminated:
-                raise
-        finally:
-            if takes_over:
-                loop.remove_signal_handler(signal.SIGTERM)
-                signal.signal(signal.SIGTERM, previous)
-    if terminated and callable(previous):
-        previous(signal.SIGTERM, None)  # the program's handler, now outside the loop
-    return box[0]
-
-
-def _handles(loop: Any, signum: int, callback: Any) -> bool:
-    """Whether ``loop`` now handles ``signum``: only the main thread can, and not every
-    platform's loop (Windows')."""
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    try:
-        loop.add_signal_handler(signum, callback)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return False
-    return True

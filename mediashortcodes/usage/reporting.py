@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import httpx
 
 from ..client.redact import redact_url
+from ..client.runner import run_returning
 from ..config import Config, require_site_base_url
 from ..errors import AuthenticationError, ConfigError, ServiceError, ServiceUnreachableError
 from ..records import Usage, WebPage
@@ -459,7 +460,7 @@ def report_site(
     notes: tuple[str, ...] = ()
     if previous is not None:
         try:
-            previous = asyncio.run(load_previous(previous))
+            previous = run_returning(load_previous(previous))
         except PreviousMissing as exc:
             if previous_missing != "ok":
                 raise
@@ -468,11 +469,11 @@ def report_site(
     options: dict[str, Any] = dict(
         state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
     )
-    preview = asyncio.run(report_usage(config, manifest, client=None, dry_run=True, **options))
+    preview = run_returning(report_usage(config, manifest, client=None, dry_run=True, **options))
     if dry_run:
         return _noted(preview, notes)
     if not preview.requests:
-        return _noted(asyncio.run(report_usage(config, manifest, client=None, **options)), notes)
+        return _noted(run_returning(report_usage(config, manifest, client=None, **options)), notes)
 
     from ..client.async_client import client_from_config
     from ..client.service import open_service
@@ -484,7 +485,7 @@ def report_site(
             )
 
     with open_service(config) as (service_config, credentials):
-        return _noted(asyncio.run(run(service_config, credentials)), notes)
+        return _noted(run_returning(run(service_config, credentials)), notes)
 
 
 def _noted(result: ReportResult, notes: tuple[str, ...]) -> ReportResult:
