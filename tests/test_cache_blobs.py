@@ -161,3 +161,18 @@ def test_a_blob_replaced_by_other_bytes_after_the_check_is_never_published(cache
     with pytest.raises(FileNotFoundError):
         publish(cache, stored, target)
     assert not target.exists()
+
+
+def test_a_blob_read_for_a_copy_is_the_file_checked_never_a_link_swapped_in(cache, tmp_path: Path):
+    # Writers that copy (the Wagtail static export) read the blob through open_blob: a
+    # link to a secret put in the blob's place after its check is never read.
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    with cache.open_blob(stored) as image:
+        assert image.read() == DATA
+    secret = tmp_path / "secret.env"
+    secret.write_bytes(b"CLIENT_SECRET=s3cr3t")
+    blob = cache.blob_path(stored)
+    blob.unlink()
+    blob.symlink_to(secret)
+    with pytest.raises(OSError):
+        cache.open_blob(stored).read()

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..client.redact import redact_urls_in
 from ..config import Config
@@ -49,6 +49,7 @@ from .store import (
     LocalStore,
     blob_name,
     is_sha256,
+    open_checked,
     publish_blob,
     record_name,
     scratch_store,
@@ -446,6 +447,14 @@ class MediaCache:
     def blob_path(self, stored: Stored) -> Path:
         check = self._checked.get(stored.sha256)
         return Path(check.path) if check else self.dir / blob_name(stored.sha256)
+
+    def open_blob(self, stored: Stored) -> BinaryIO:
+        """The variant's blob open for reading: the file that passed its checks, never one
+        swapped in since or reached through a link (for writers that copy, not link)."""
+        check = self._checked.get(stored.sha256) or self._check(stored)
+        if check is None:
+            raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
+        return open_checked(check)
 
     def publish(self, stored: Stored, target: Path) -> None:
         """Put the variant's blob at ``target``: a hard link to the blob file that passed

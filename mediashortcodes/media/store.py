@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 __all__ = [
     "BLOBS",
@@ -341,16 +341,20 @@ def _replaced(check: BlobCheck) -> OSError:
     )
 
 
-def _copy(check: BlobCheck, target: Path) -> None:
+def open_checked(check: BlobCheck) -> BinaryIO:
+    """The checked blob open for reading: the very file that was checked (never through a
+    link, its identity compared), else FileNotFoundError."""
     fd = os.open(check.path, _READ_FLAGS)
-    try:
-        info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) != (check.device, check.inode):
-            raise _replaced(check)
-        with os.fdopen(fd, "rb", closefd=False) as source, open(target, "xb") as out:
-            shutil.copyfileobj(source, out)
-    finally:
+    info = os.fstat(fd)
+    if (info.st_dev, info.st_ino) != (check.device, check.inode):
         os.close(fd)
+        raise _replaced(check)
+    return os.fdopen(fd, "rb")
+
+
+def _copy(check: BlobCheck, target: Path) -> None:
+    with open_checked(check) as source, open(target, "xb") as out:
+        shutil.copyfileobj(source, out)
 
 
 def _writable_then_retry(function, path, info):  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from bakery.filesystem import join_path, object_metadata
@@ -140,7 +140,8 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
             raise ContentError(pages_named(problems))
         media_dir = live.config.site.media_dir.strip("/")
         for name, stored in sorted(published_files(resolution).items()):
-            self._copy(live.cache.blob_path(stored), join_path(media_dir, name))
+            with live.cache.open_blob(stored) as image:  # the checked file, never a link
+                self._copy(image, join_path(media_dir, name))
         if live.renderer.click_script_used:  # a click-to-load video's script, once
             name, data = live.renderer.click_script
             self.write_file(self.get_output_path(join_path(media_dir, name)), data)
@@ -244,13 +245,10 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         self._prep_output_directory(target)
         self.build_file(target, content)
 
-    def _copy(self, source: Path, relative: str) -> None:
+    def _copy(self, data: BinaryIO, relative: str) -> None:
         target = self.get_output_path(relative)
         self._prep_output_directory(target)
-        with (
-            source.open("rb") as data,
-            self.fs.open(target, "wb", metadata=object_metadata(target)) as out,
-        ):
+        with self.fs.open(target, "wb", metadata=object_metadata(target)) as out:
             shutil.copyfileobj(data, out)
 
     @staticmethod
