@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from ..client.redact import redact_urls_in
 from ..config import Config
@@ -54,6 +54,8 @@ from .store import (
     record_name,
     scratch_store,
 )
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from .remote_tier import RemoteTier
@@ -451,24 +453,23 @@ class MediaCache:
     def open_blob(self, stored: Stored) -> BinaryIO:
         """The variant's blob open for reading: the file that passed its checks, never one
         swapped in since or reached through a link (for writers that copy, not link)."""
-        check = self._checked.get(stored.sha256) or self._check(stored)
-        if check is None:
-            raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
-        return open_checked(check)
+        return self._use_checked(stored, open_checked)
 
     def publish(self, stored: Stored, target: Path) -> None:
         """Put the variant's blob at ``target``: a hard link to the blob file that passed
         its checks (the same file, never one swapped in since), else a copy."""
+        self._use_checked(stored, lambda check: publish_blob(check, target))
+
+    def _use_checked(self, stored: Stored, use: Callable[[BlobCheck], _T]) -> _T:
         check = self._checked.get(stored.sha256) or self._check(stored)
         for _attempt in range(3):
             if check is None:
                 raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
             try:
-                publish_blob(check, target)
-                return
+                return use(check)
             except FileNotFoundError:
                 # Another build sharing the cache wrote this blob again (same name, same
-                # bytes) after it was checked here: check the file now there, publish that.
+                # bytes) after it was checked here: check the file now there, use that.
                 self._checked.pop(stored.sha256, None)
                 check = self._check(stored)
         raise FileNotFoundError(f"the cached image {stored.sha256} kept changing")

@@ -17,7 +17,7 @@ from mediashortcodes import config
 from mediashortcodes.site.builder import BuildOptions, SiteBuilder
 from mediashortcodes.site.markers import with_markers_replaced
 
-from .conftest import small_site
+from .conftest import demo_env_while, small_site
 
 LAYOUT = """<!doctype html>
 <html><head><meta charset="utf-8"><title>{{ page.title }}</title></head><body>
@@ -33,8 +33,6 @@ LAYOUT = """<!doctype html>
 @pytest.fixture(scope="module")
 def built_page(tmp_path_factory: pytest.TempPathFactory, sandbox_server: Any) -> Path:
     # Built once, before the module's browser starts (its event loop stays current after).
-    from mediashortcodes.sandbox import DEMO_CREDENTIALS
-
     files = {
         "templates/page.html": LAYOUT,
         "templates/film.html": "<aside><% media_video 201 embed=script %></aside>\n",
@@ -42,11 +40,7 @@ def built_page(tmp_path_factory: pytest.TempPathFactory, sandbox_server: Any) ->
     }
     root = tmp_path_factory.mktemp("script-embeds")
     site = small_site(root / "site", sandbox_server, files, player=True)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("MEDIASHORTCODES_CLIENT_ID", DEMO_CREDENTIALS.client_id)
-        env.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
-        env.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
-        env.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
+    with demo_env_while(root / "cache"):
         SiteBuilder(config.load(site), BuildOptions()).build()
     return site / "_site" / "index.html"
 
