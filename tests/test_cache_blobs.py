@@ -11,7 +11,7 @@ import pytest
 
 from mediashortcodes.media.assets import publish
 from mediashortcodes.media.cache import MediaCache
-from mediashortcodes.media.store import record_name
+from mediashortcodes.media.store import LocalStore, record_name
 
 DATA = b"\x89PNG\r\n\x1a\n not really, but bytes"
 
@@ -176,3 +176,23 @@ def test_a_blob_read_for_a_copy_is_the_file_checked_never_a_link_swapped_in(cach
     blob.symlink_to(secret)
     with pytest.raises(OSError):
         cache.open_blob(stored).read()
+
+
+def test_a_blob_another_build_removed_right_after_this_one_wrote_it_is_written_again(
+    cache, monkeypatch: pytest.MonkeyPatch
+):
+    # Two builds sharing one cache: the other found the blob absent, then cleared the name
+    # before writing it, just after this build had written it.
+    written: list[str] = []
+    real_put = LocalStore.put
+
+    def put_then_cleared_by_another_build(self, name, data, **options):  # type: ignore[no-untyped-def]
+        real_put(self, name, data, **options)
+        written.append(name)
+        if len(written) == 1:
+            os.unlink(self.root / name)
+
+    monkeypatch.setattr(LocalStore, "put", put_then_cleared_by_another_build)
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    assert cache.blob_path(stored).read_bytes() == DATA
+    assert cache.get_variant("variant:1") == stored

@@ -433,13 +433,18 @@ class MediaCache:
             raise ValueError(f"not a storable {ext} variant")
         store = self._writable_store()
         # An existing blob of that name is kept only if its bytes hash to it (checked in
-        # full here, on the cold path): a planted or damaged one is written over.
-        if (store.blob_digest(sha) or ("",))[0] != sha:
-            store.delete(blob_name(sha))
-            store.put(blob_name(sha), data, mode=0o444)  # read-only: published as hard links
-        check = store.check_blob(sha, len(data), _HEAD_CHECKS[ext])
-        if check is None:  # pragma: no cover - replaced between the write and the look
-            raise FileNotFoundError(f"the blob {sha} vanished from {store.root}")
+        # full here, on the cold path): a planted or damaged one is written over. Another
+        # build sharing the cache may remove the name between our write and our look (it
+        # found it absent a moment before, and clears it before writing): write it again.
+        for _attempt in range(3):
+            if (store.blob_digest(sha) or ("",))[0] != sha:
+                store.delete(blob_name(sha))
+                store.put(blob_name(sha), data, mode=0o444)  # read-only: published as links
+            check = store.check_blob(sha, len(data), _HEAD_CHECKS[ext])
+            if check is not None:
+                break
+        else:
+            raise FileNotFoundError(f"the blob {sha} kept vanishing from {store.root}")
         self._checked[sha] = check
         if self._remote_write:  # the blob before its record: no record without its image
             self._remote_call(self._remote.put, blob_name(sha), data)  # type: ignore[union-attr]
