@@ -605,9 +605,11 @@ class SiteBuilder:
                 publish_media(self.cache, images, media, self._click_script)
             write_pages(own, confined, self.deferred.marker, html_by_index, element_ids)
             manifest.write_atomic(confined.file(MANIFEST_NAME))
+            threads = 1
             if self._workers is not None:
                 self._workers.wait()
-            swap_into_place(staging, self.output)
+                threads = 2 * (len(self._workers.workers) + 1)  # removing waits on the disk
+            swap_into_place(staging, self.output, threads=threads)
         except BaseException:
             remove_tree(staging)
             raise

@@ -115,8 +115,9 @@ def taking_turns(folder: Path) -> Iterator[None]:
         yield
 
 
-def swap_into_place(staging: Path, output: Path) -> None:
-    """Replace `output` by `staging`; the old output stays whole until the last moment.
+def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
+    """Replace `output` by `staging`; the old output stays whole until the last moment,
+    and is then removed (by ``threads`` threads, see ``remove_tree``).
 
     Builds into one output at once take turns here (a lock on the folder that holds it):
     interleaved, one build's renames would find another's output in the way.
@@ -133,4 +134,4 @@ def swap_into_place(staging: Path, output: Path) -> None:
             if old.exists():
                 os.replace(old, output)
             raise
-        remove_tree(old)
+        remove_tree(old, threads=threads)
