@@ -92,7 +92,7 @@ def cache_for(
     tier behind it (``remote_tier.shared_tier``), written only when that tier may write."""
     service = config.service
     read_only = read_only or config.cache.read_only
-    return MediaCache(
+    cache = MediaCache(
         config.cache_dir,
         namespace_for(service.base_url, service.sandbox),
         ttl=config.cache.metadata_ttl,
@@ -100,6 +100,13 @@ def cache_for(
         remote=remote,
         remote_write=remote is not None and remote.store.write_enabled and not read_only,
     )
+    if remote is not None:  # a blob already here is not asked of the shared tier
+        remote.have_blob = cache.has_blob
+    return cache
+
+
+def _snapshot_name(site: str) -> str:
+    return f"{SNAPSHOTS}/{hashlib.sha256(site.encode()).hexdigest()[:16]}.json"
 
 
 def namespace_for(base_url: str, sandbox: bool) -> str:
@@ -190,8 +197,7 @@ class MediaCache:
         answer from the snapshot its last build saved before asking the records one by one.
         The snapshot is read on the first lookup: a site without shortcodes never opens the cache.
         """
-        digest = hashlib.sha256(site.encode()).hexdigest()[:16]
-        self._snapshot_name = f"{SNAPSHOTS}/{digest}.json"
+        self._snapshot_name = _snapshot_name(site)
         self._snapshot = None if read else {}
         self._used, self._asked = {}, set()
 
@@ -357,8 +363,11 @@ class MediaCache:
         return None
 
     def _remote_record(self, key: str, name: str) -> Any:
-        """The shared tier's record for ``key``, kept here (in memory when read-only) once it
-        passed the same checks as a local one; one that fails them is remote damage."""
+        """The shared tier's record for ``key``, kept here once it passed the same checks as
+        a local one; one that fails them is remote damage. Kept in memory when read-only,
+        and in a site build, whose snapshot (one file, saved when it has resolved) keeps
+        every record it used: a fresh runner writes one file, not one per record (each new
+        file is system time on the cores the build needs)."""
         data = self._remote_call(self._remote.get, name, MAX_RECORD_BYTES)  # type: ignore[union-attr]
         if data is None:
             return None
@@ -368,7 +377,7 @@ class MediaCache:
         if opened is None or decode is None or decode(opened[1]) is None:
             self._damage(f"{REMOTE}{name}")
             return None
-        if self.read_only:
+        if self.read_only or self._snapshot_name is not None:
             self._memory[key] = record
         else:
             self._store.put(name, data)
@@ -383,15 +392,31 @@ class MediaCache:
         data = self._remote_call(self._remote.get, name, found.size + 1)  # type: ignore[union-attr]
         if data is None:
             return False
+        if not self.keep_blob(found, data):
+            self._damage(f"{REMOTE}{name}")
+            return False
+        return self._check(found) is not None
+
+    def keep_blob(self, found: Stored, data: bytes) -> bool:
+        """Keep ``data`` as the blob of ``found`` if it is exactly that image (size, SHA-256,
+        signature: what came from elsewhere is checked in full); False, keeping nothing,
+        when it is not."""
         if (
             len(data) != found.size
             or hashlib.sha256(data).hexdigest() != found.sha256
             or not schema.head_fits(found.ext, data[:16])
         ):
-            self._damage(f"{REMOTE}{name}")
             return False
-        self._writable_store().put(name, data, mode=0o444)
-        return self._check(found) is not None
+        self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
+        return True
+
+    def has_blob(self, found: Stored) -> bool:
+        """Whether the blob of ``found`` is here and fit to publish (the warm path's check)."""
+        return found.sha256 in self._checked or self._check(found) is not None
+
+    def has_snapshot(self, site: str) -> bool:
+        """Whether a build of ``site`` saved its snapshot here (else: a fresh runner)."""
+        return self._store.kind(_snapshot_name(site)) == "file"
 
     def _writable_store(self) -> LocalStore:
         """Where this build keeps what it fetched: the cache, or (read-only) a scratch folder."""

@@ -57,6 +57,9 @@ class RemoteTier:
         self._pack: asyncio.Future[dict[str, Any]] | None = None  # the pack's read, once
         self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
         self.damaged: list[str] = []  # names (under the namespace) that failed checks here
+        # Whether the local cache already holds a blob fit to publish (set by ``cache_for``):
+        # such a blob is not asked for again (a head start brought it: site/head_start.py).
+        self.have_blob: Callable[[schema.Stored], bool] = lambda found: False
 
     # -- the cache's Backend (synchronous, never a network call) ------------------------------
 
@@ -130,12 +133,37 @@ class RemoteTier:
         if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
             return
         found = schema.stored(record.get("value"))
-        if found is None or found.size > self._max_blob_bytes:
-            return  # not a variant, or not one we could use: the cache's checks decide
+        if found is None or found.size > self._max_blob_bytes or self.have_blob(found):
+            return  # not a variant, not one we could use (the cache's checks decide), or here
         blob = blob_name(found.sha256)
         data = await self._read(blob, found.size)
         if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
             self._damaged.add(blob)  # the cache refuses it; a trusted build writes it over
+
+    async def fetch_pack_blobs(self, keep: Callable[[schema.Stored, bytes], bool]) -> int:
+        """Read the pack and bring every blob it names that the local cache lacks
+        (``have_blob``), each given to ``keep`` (which checks it in full and keeps it, or
+        not); at most ``jobs`` at a time. The number kept. A failure of the remote ends
+        nothing: what is not here when the build resolves is asked for as usual."""
+        pack = await self._read_pack()
+        wanted: dict[str, schema.Stored] = {}
+        for record in pack.values():
+            if type(record) is not dict:
+                continue
+            if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
+                continue
+            found = schema.stored(record.get("value"))
+            if found is not None and found.size <= self._max_blob_bytes:
+                wanted.setdefault(found.sha256, found)
+
+        async def bring(found: schema.Stored) -> bool:
+            if self.have_blob(found):
+                return False
+            data = await self.store.read(self._prefix + blob_name(found.sha256), limit=found.size)
+            return data is not None and keep(found, data)
+
+        kept = await asyncio.gather(*(bring(found) for found in wanted.values()))
+        return sum(kept)
 
     async def _read(self, name: str, limit: int) -> bytes | None:
         """The remote's answer for ``name``, asked once per build: a second asker (two

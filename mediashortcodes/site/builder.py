@@ -58,6 +58,7 @@ from .workers import Workers, render_in_workers, workers_for
 
 if TYPE_CHECKING:
     from ..media.remote_tier import RemoteTier
+    from .head_start import HeadStart
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class SiteBuilder:
         # (name, bytes) of the click-to-load script, once a page has such a video
         self._click_script: tuple[str, bytes] | None = None
         self._resources: list[str] = []  # files of content/ published beside the pages
+        self._head_start: HeadStart | None = None
         # What this build counted so far: when a problem stops it, what is known (pages,
         # images, requests ...) is still there for the summary of --format json.
         self.result: BuildResult | None = None
@@ -327,6 +329,9 @@ class SiteBuilder:
                 self.result.seconds = time.perf_counter() - started
             raise
         finally:
+            if self._head_start is not None:
+                self._head_start.stop()
+                self._head_start = None
             if self._workers is not None:
                 self._workers.close()
                 self._workers = None
@@ -340,6 +345,7 @@ class SiteBuilder:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         if not (self.options.offline or self.options.syntax_only):
             require_sandbox_extra(self.config)  # one error, not one per image
+        self._head_start = self._start_head_start()  # the shared tier's images come meanwhile
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
@@ -357,6 +363,8 @@ class SiteBuilder:
             result.warnings = self.warnings
             result.seconds = time.perf_counter() - started
             return result
+        if self._head_start is not None:
+            self._head_start.wait(self.config.cache.remote_timeout)
         resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
         result.manifest = self._manifest(rendered, resolution)
         if self.options.check_only:
@@ -366,6 +374,18 @@ class SiteBuilder:
             result.output = self.output
         result.seconds = time.perf_counter() - started
         return result
+
+    def _start_head_start(self) -> HeadStart | None:
+        """A fresh runner's head start on the shared tier's images (site/head_start.py)."""
+        options = self.options
+        if self.remote is None or options.offline or options.syntax_only or options.check_only:
+            return None
+        if options.refresh:
+            return None
+        from .head_start import start_head_start
+
+        jobs = options.jobs or self.config.build.jobs
+        return start_head_start(self.config, self.cache, jobs=jobs, site=str(self.config.root))
 
     def update_pages(
         self, listing: list[pages_mod.PageSource], pages: list[pages_mod.PageSource]

@@ -10,7 +10,6 @@ import filecmp
 import hashlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -25,33 +24,6 @@ from mediashortcodes.media.remote import RemoteStore
 from mediashortcodes.site.builder import BuildOptions, BuildResult, SiteBuilder
 
 from .s3server import CREDENTIALS, Bucket, S3Server
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "example_site"
-
-
-@pytest.fixture
-def site(tmp_path: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The example site on the sandbox, its [cache] remote on the test bucket."""
-    from mediashortcodes.sandbox import DEMO_CREDENTIALS
-
-    monkeypatch.setenv(config_mod.ENV_CLIENT_ID, DEMO_CREDENTIALS.client_id)
-    monkeypatch.setenv(config_mod.ENV_CLIENT_SECRET, DEMO_CREDENTIALS.client_secret)
-    monkeypatch.setenv(config_mod.ENV_REFRESH_TOKEN, DEMO_CREDENTIALS.refresh_token)
-    for var in (config_mod.ENV_CACHE_REMOTE_WRITE, config_mod.ENV_CACHE_READ_ONLY):
-        monkeypatch.delenv(var, raising=False)
-    site = tmp_path / "site"
-    shutil.copytree(EXAMPLE, site, ignore=shutil.ignore_patterns("_site", ".mediashortcodes"))
-    config = site / "mediashortcodes.toml"
-    config.write_text(
-        config.read_text().replace(
-            "sandbox = true",
-            f'base_url = "{sandbox.base_url}"\nplayer_url = "http://player.test"\n'
-            f'static_url = "http://static.test"\ndownload_url = "{sandbox.download_url}"',
-        )
-        + f'\n[cache]\nremote = "{bucket.url()}"\nremote_endpoint = "{bucket.endpoint}"\n'
-        "remote_timeout = 5.0\n"
-    )
-    return site
 
 
 def build(site: Path, runner: str, monkeypatch: pytest.MonkeyPatch, **options: Any) -> BuildResult:

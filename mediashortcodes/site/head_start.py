@@ -1,0 +1,100 @@
+"""A fresh runner's head start: the shared cache's images come while the pages render.
+
+A runner whose cache holds no snapshot of the site (a new CI machine) will need nearly
+every image the last trusted build used, and the shared tier's pack names them all. So
+before rendering, the builder forks one process that reads the pack and brings those blobs
+into the local cache (each checked in full: size, SHA-256, signature; at most ``jobs`` at
+a time) while this process renders the pages. The resolution then finds them here, and
+asks the shared tier only for the records (the pack: one GET) and whatever is still
+missing. The waiting on the network overlaps the rendering instead of following it.
+
+It writes nothing the build would not write itself (the same checked blobs, into the same
+cache, each a new file renamed into place), never asks the service, and says nothing: a
+failure of the remote shows when the build asks it as usual (one warning). No head start
+for a warm runner (the snapshot is there: no request at all), a read-only cache, or where
+a process cannot be forked (see workers.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .workers import can_fork
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
+    from ..config import Config
+    from ..media.cache import MediaCache
+
+
+class HeadStart:
+    """The process bringing the blobs; :meth:`wait` before resolving, :meth:`stop` always."""
+
+    def __init__(self, process: BaseProcess) -> None:
+        self.process = process
+
+    def wait(self, timeout: float) -> None:
+        """Let it finish, for at most ``timeout`` more seconds; then it is stopped (each
+        blob it kept is whole, and the build asks for the rest itself)."""
+        self.process.join(timeout)
+        self.stop()
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()  # SystemExit in it: a file being written is removed
+        self.process.join()
+
+
+def start_head_start(
+    config: Config, cache: MediaCache, *, jobs: int, site: str
+) -> HeadStart | None:
+    """Fork the head start for a fresh runner of ``site``; None when there is none to take."""
+    if not config.cache.remote or cache.read_only or cache.has_snapshot(site):
+        return None
+    if not can_fork():
+        return None
+    import multiprocessing
+
+    for stream in (sys.stdout, sys.stderr):  # or the child would write what is buffered again
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            stream.flush()
+    context = multiprocessing.get_context("fork")
+    process = context.Process(target=_bring, args=(config, cache, jobs), daemon=True)
+    process.start()
+    return HeadStart(process)
+
+
+def _bring(config: Config, cache: MediaCache, jobs: int) -> None:
+    """The child: read the pack, keep the blobs it names that are not here, then end."""
+
+    def stopped(_signum: int, _frame: Any) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stopped)
+    try:
+        import asyncio
+
+        from ..media.remote_tier import shared_tier
+
+        tier = shared_tier(config, write=False, read_only=False, jobs=jobs, warn=_quiet)
+        if tier is None:
+            return
+        tier.have_blob = cache.has_blob
+
+        async def bring() -> None:
+            try:
+                await tier.fetch_pack_blobs(cache.keep_blob)
+            finally:
+                await tier.aclose()
+
+        asyncio.run(bring())
+    except BaseException:  # the build asks for whatever is missing itself
+        return
+
+
+def _quiet(_message: str) -> None:
+    """The child's warnings are the build's to give (it meets the same remote)."""

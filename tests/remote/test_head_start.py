@@ -1,0 +1,172 @@
+"""A fresh runner's head start (site/head_start.py): the shared cache's images are brought
+by a second process while the pages render, each checked in full; a warm runner takes none.
+
+The builds run as the command does, in a process of their own (a process with threads,
+like this test session, never forks: see site/workers.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mediashortcodes import config as config_mod
+from mediashortcodes.media import remote_tier
+from mediashortcodes.media.cache import cache_for
+
+from .s3server import CREDENTIALS, Bucket, S3Server
+from .test_shared_builds import _shas, build, pack_of, same_tree, shared_warnings
+
+# The build command, each read of the remote logged with the process that made it.
+_COUNTED_BUILD = """
+import os, runpy, sys
+from mediashortcodes.media.remote import RemoteStore
+
+log, sys.argv = sys.argv[1], ["mediashortcodes", *sys.argv[2:]]
+read = RemoteStore.read
+
+async def counted(self, name, *, limit):
+    with open(log, "a") as out:
+        out.write(f"{os.getpid()} {name}\\n")
+    return await read(self, name, limit=limit)
+
+RemoteStore.read = counted
+runpy.run_module("mediashortcodes", run_name="__main__")
+"""
+
+
+def build_command(site: Path, runner: str, log: Path) -> tuple[int, str, int]:
+    """Run the build command as runner ``runner``: its exit code, what it printed on
+    standard error, and its process id."""
+    env = {
+        **os.environ,
+        **CREDENTIALS,
+        config_mod.ENV_CACHE_DIR: str(site.parent / f"cache-{runner}"),
+    }
+    output = site.parent / f"out-{runner}"
+    command = [sys.executable, "-c", _COUNTED_BUILD, str(log), "build", str(site)]
+    process = subprocess.Popen(
+        [*command, "--output", str(output), "--workers", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    return process.returncode, err, process.pid
+
+
+def logged(log: Path) -> list[tuple[int, str]]:
+    if not log.exists():
+        return []
+    return [
+        (int(pid), name)
+        for pid, name in (line.split(" ", 1) for line in log.read_text().splitlines())
+    ]
+
+
+def test_a_fresh_runner_brings_the_images_in_a_second_process_while_pages_render(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = build(site, "main", monkeypatch, cache_write=True)
+    _name, packed = pack_of(bucket.objects())
+    blobs = {f"blobs/{sha[:2]}/{sha}" for sha in _shas(packed)}
+    assert len(blobs) == writer.downloads
+    sandbox.reset_stats()
+    log = site.parent / "reads.log"
+
+    code, err, build_pid = build_command(site, "pr-1", log)
+
+    assert code == 0, err
+    assert "warning" not in err
+    assert sum(sandbox.stats.values()) == 0  # nothing asked of the service
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    reads = [(pid, name.split("/", 1)[1]) for pid, name in logged(log)]
+    # Each image read once, all of them by the head start (a process that is not the
+    # build's); the pack by both.
+    blob_reads = [(pid, name) for pid, name in reads if name.startswith("blobs/")]
+    assert sorted(name for _pid, name in blob_reads) == sorted(blobs)
+    (head_start_pid,) = {pid for pid, _name in blob_reads}
+    assert head_start_pid != build_pid
+    assert sorted(pid for pid, name in reads if name == remote_tier.PACK) == sorted(
+        [build_pid, head_start_pid]
+    )
+    assert len(reads) == len(blobs) + 2
+
+    # What the remote gave is kept: the blobs, and the records in the snapshot (one file,
+    # not one per record).
+    kept = [p for p in (site.parent / "cache-pr-1").rglob("*") if p.is_file()]
+    assert {p.name for p in kept if p.parent.parent.name == "blobs"} == _shas(packed)
+    assert not [p for p in kept if p.parent.parent.name == "records"]
+    # The next build of that runner has its snapshot: no head start, no remote read at all.
+    log.unlink()
+    code, err, _pid = build_command(site, "pr-1", log)
+    assert code == 0, err
+    assert logged(log) == []
+
+
+def test_a_warm_runner_asks_nothing_of_a_remote_that_does_not_answer(
+    site: Path, s3: S3Server, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    log = site.parent / "reads.log"
+    s3.pause()
+    try:
+        code, err, _pid = build_command(site, "main", log)  # its cache has the snapshot
+    finally:
+        s3.resume()
+    assert code == 0, err
+    assert "warning" not in err
+    assert logged(log) == []
+
+
+def test_the_head_start_keeps_no_image_that_fails_its_checks(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    _name, packed = pack_of(objects)
+    shas = sorted(_shas(packed))
+    tampered = next(key for key in objects if key.endswith("/" + shas[0]))
+    # Another valid image under this name: the right signature, not the right SHA-256.
+    bucket.put(tampered, next(data for key, data in objects.items() if key.endswith(shas[-1])))
+    monkeypatch.setenv(config_mod.ENV_CACHE_DIR, str(site.parent / "cache-pr-1"))
+    config = config_mod.load(site)
+    tier = remote_tier.shared_tier(config, write=False, read_only=False, jobs=4, warn=print)
+    assert tier is not None
+    cache = cache_for(config, remote=tier)
+
+    async def bring() -> int:
+        try:
+            return await tier.fetch_pack_blobs(cache.keep_blob)
+        finally:
+            await tier.aclose()
+
+    assert asyncio.run(bring()) == len(shas) - 1
+    kept = {
+        path.name
+        for path in (site.parent / "cache-pr-1").rglob("*")
+        if path.is_file() and path.parent.parent.name == "blobs"
+    }
+    assert kept == set(shas[1:])
+    for path in (site.parent / "cache-pr-1").rglob("*"):
+        if path.name in kept:
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == path.name
+
+    # The build then asks for the one it lacks as ever: a miss, one warning, the service.
+    sandbox.reset_stats()
+    fresh = build(site, "pr-1", monkeypatch)
+    assert sandbox.stats.get("download", 0) == 1
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    (warning,) = shared_warnings(fresh)
+    assert "held 1 entry that failed the checks" in warning
