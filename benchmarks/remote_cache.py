@@ -2,10 +2,14 @@
 
     python benchmarks/remote_cache.py                # W1: 1,000 pages, 300 images, 20 ms, 3 runs
     python benchmarks/remote_cache.py --quick        # 100 pages, 30 images, 2 runs
+    python benchmarks/remote_cache.py --s3rver node_modules/.bin/s3rver   # a lighter server
 
 The sandbox serves the service (its own process, the given latency on every answer) and
 moto's S3-compatible server holds the remote cache (its own process), reached through a
-proxy on 127.0.0.1 that delays every request by the same latency and counts them. Builds:
+proxy on 127.0.0.1 that delays every request by the same latency and counts them. Both
+servers share the machine's cores with the build: moto spends about 2.4 ms of CPU on a
+GET (Python), s3rver (Node.js; ``npm install s3rver@3.7.1``) about 1 ms, where a real S3 is
+on other machines. s3rver honours no conditional PUT: use it to measure reads. Builds:
 
 - writer: a cold build with ``--cache-write`` semantics (MEDIASHORTCODES_CACHE_REMOTE_WRITE),
   empty local cache: fills the remote;
@@ -48,6 +52,12 @@ CREDENTIALS = {
     "AWS_SECRET_ACCESS_KEY": "bench-secret",
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_EC2_METADATA_DISABLED": "true",
+}
+# s3rver checks signatures against its one built-in key.
+S3RVER_CREDENTIALS = {
+    **CREDENTIALS,
+    "AWS_ACCESS_KEY_ID": "S3RVER",
+    "AWS_SECRET_ACCESS_KEY": "S3RVER",
 }
 _METHODS = (b"GET ", b"PUT ", b"HEAD ", b"POST ", b"DELETE ")
 
@@ -112,12 +122,16 @@ def process_cpu(pid: int) -> float | None:
 
 
 @contextmanager
-def s3_server(log: Path) -> Iterator[tuple[int, int]]:
-    """moto's standalone server on a free port of 127.0.0.1 (its port and process id),
-    ended by its process id."""
+def s3_server(log: Path, s3rver: Path | None = None) -> Iterator[tuple[int, int]]:
+    """moto's standalone server (or, given its script, s3rver's) on a free port of 127.0.0.1
+    (its port and process id), ended by its process id."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
+    if s3rver is not None:
+        with _s3rver(s3rver, port, log) as pid:
+            yield port, pid
+        return
     script = Path(sys.executable).with_name("moto_server")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "moto.server"]
     with log.open("w") as errors:
@@ -137,6 +151,35 @@ def s3_server(log: Path) -> Iterator[tuple[int, int]]:
         request = urllib.request.Request(f"http://127.0.0.1:{port}/{BUCKET}", method="PUT")
         urllib.request.urlopen(request, timeout=10).close()
         yield port, process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def _s3rver(script: Path, port: int, log: Path) -> Iterator[int]:
+    """s3rver (Node.js) serving the benchmark's bucket from a folder beside ``log``."""
+    data = log.parent / "s3rver-data"
+    data.mkdir(exist_ok=True)
+    command = ["node", str(script), "-d", str(data), "-a", "127.0.0.1", "-p", str(port)]
+    command += ["--silent", "--no-vhost-buckets", "--configure-bucket", BUCKET]
+    with log.open("w") as errors:
+        process = subprocess.Popen(command, stdout=errors, stderr=errors)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise BenchmarkError(f"s3rver did not start; see {log}") from None
+                time.sleep(0.1)
+        yield process.pid
     finally:
         process.terminate()
         try:
@@ -171,7 +214,9 @@ def same_tree(a: Path, b: Path) -> bool:
     return all(same_tree(a / sub, b / sub) for sub in compared.common_dirs)
 
 
-def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> dict[str, Any]:
+def measure(
+    workdir: Path, *, n: int, k: int, latency_ms: float, runs: int, s3rver: Path | None = None
+) -> dict[str, Any]:
     workload = generate(workdir / "site", n=n, k=k, seed=0)
     site = workdir / "site"
     results: dict[str, list[Build]] = {"writer": [], "warm": [], "fresh": []}
@@ -180,11 +225,11 @@ def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> d
     outputs: dict[str, Path] = {}
     with (
         SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox,
-        s3_server(workdir / "moto.log") as (port, server_pid),
+        s3_server(workdir / "s3.log", s3rver) as (port, server_pid),
     ):
         proxy = LatencyProxy(port, latency_ms)
         remote_env = {
-            **CREDENTIALS,
+            **(S3RVER_CREDENTIALS if s3rver else CREDENTIALS),
             "MEDIASHORTCODES_CACHE_REMOTE": f"s3://{BUCKET}/site",
             "MEDIASHORTCODES_CACHE_REMOTE_ENDPOINT": proxy.endpoint,
         }
@@ -226,14 +271,16 @@ def measure(workdir: Path, *, n: int, k: int, latency_ms: float, runs: int) -> d
         return statistics.median(b.seconds for b in results[kind])
 
     fresh_gets = max(r.get("GET", 0) for r in remote_requests["fresh"])
-    blobs = workload.variants
+    blobs = fresh_gets - 1  # K: every GET but the pack's is a blob's
     bound = median("warm") + blobs * (latency_ms / 1000) / 16
     figures: dict[str, Any] = {
         "n": n,
         "k": k,
         "latency_ms": latency_ms,
         "runs": runs,
-        "variants": blobs,
+        "server": "s3rver" if s3rver else "moto",
+        "variants": workload.variants,
+        "blobs_fetched": blobs,
         "writer_s": round(median("writer"), 3),
         "warm_s": round(median("warm"), 3),
         "fresh_s": round(median("fresh"), 3),
@@ -277,19 +324,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=None, help="warm and fresh builds (3)")
     parser.add_argument("--quick", action="store_true", help="100 pages, 30 images, 2 runs")
+    parser.add_argument(
+        "--s3rver",
+        type=Path,
+        default=None,
+        help="s3rver's script (node_modules/.bin/s3rver) to serve the bucket instead of moto",
+    )
     args = parser.parse_args(argv)
     n = args.n or (100 if args.quick else 1000)
     k = args.k or (30 if args.quick else 300)
     runs = args.runs or (2 if args.quick else 3)
     with tempfile.TemporaryDirectory(prefix="mediashortcodes-remote-bench-") as tmp:
         try:
-            figures = measure(Path(tmp), n=n, k=k, latency_ms=args.latency_ms, runs=runs)
+            figures = measure(
+                Path(tmp), n=n, k=k, latency_ms=args.latency_ms, runs=runs, s3rver=args.s3rver
+            )
         except BenchmarkError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
     f = figures
     print(
-        f"remote cache: {n} pages, {f['variants']} variants, latency {f['latency_ms']:g} ms\n"
+        f"remote cache: {n} pages, {f['variants']} variants, latency {f['latency_ms']:g} ms, "
+        f"S3 server {f['server']}\n"
         f"writer (cold, fills the remote) {f['writer_s']:.3f} s, remote "
         f"{f['writer_remote_requests']}\n"
         f"warm local                      {f['warm_s']:.3f} s (CPU {f['warm_cpu_s']:.3f} s), "
@@ -297,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{f['warm_remote_requests']}\n"
         f"fresh runner, warm remote       {f['fresh_s']:.3f} s (CPU {f['fresh_cpu_s']:.3f} s; "
         f"bound {f['fresh_bound_s']:.3f} s"
-        f" = warm + {f['variants']} x {f['latency_ms']:g} ms / 16), service requests "
+        f" = warm + {f['blobs_fetched']} blobs x {f['latency_ms']:g} ms / 16), service requests "
         f"{f['fresh_service_requests']}, remote requests {f['fresh_remote_requests']} "
         f"({f['fresh_cpu_per_get_ms']:.2f} ms CPU each beyond warm; the S3 server's CPU "
         f"{f['fresh_server_cpu_s']:.2f} s)\n"

@@ -85,8 +85,19 @@ class Assets:
         self.remote_hits = 0  # variants the shared tier answered
 
     def cached(self, file: File, format_id: int, crop: Crop | None) -> Stored | None:
-        key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
-        return self.cache.get_variant(key)
+        """The variant from what the cache holds now (never a network call), uncounted."""
+        return self.cache.get_variant(self.key(file, format_id, crop))
+
+    def key(self, file: File, format_id: int, crop: Crop | None) -> str:
+        return self.cache.variant_key(file, format_id, crop.key() if crop else "")
+
+    def count_hit(self, key: str) -> None:
+        """Count an image found without asking the service: the shared tier's when this
+        build took its record from there (a head start's pack), else the local cache's."""
+        if key in self.cache.remote_keys:
+            self.remote_hits += 1
+        else:
+            self.hits += 1
 
     async def variant(self, file: File, format_id: int, crop: Crop | None) -> Stored:
         key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
@@ -123,7 +134,7 @@ class Assets:
         before the service, checked and kept like a local entry); None when neither has it."""
         stored = self.cache.get_variant(key)
         if stored is not None:
-            self.hits += 1
+            self.count_hit(key)
             return stored
         if self.remote is not None:
             await self.remote.prefetch([key])
@@ -132,9 +143,12 @@ class Assets:
                 self.remote_hits += 1
         return stored
 
-    def poster_in_cache(self, file: File) -> Stored | None:
-        """A video's preview image from the local cache alone (the warm path's look-up)."""
-        return self.cache.get_variant(self._poster_key(file))
+    def poster_in_cache(self, file: File) -> tuple[str, Stored] | None:
+        """A video's preview image (its key, uncounted) from what the cache holds now (the
+        warm path's look-up)."""
+        key = self._poster_key(file)
+        stored = self.cache.get_variant(key)
+        return None if stored is None else (key, stored)
 
     async def cached_poster(self, file: File) -> Stored | None:
         """A video's preview image from the local cache or the shared tier, if either has it."""

@@ -145,6 +145,7 @@ class MediaCache:
         self._memory: dict[str, dict[str, Any]] = {}
         self._scratch: LocalStore | None = None
         self._checked: dict[str, BlobCheck] = {}  # sha256 -> the blob file found fit
+        self.remote_keys: set[str] = set()  # keys whose record this build took from the tier
         self.damaged: list[str] = []  # layout names that failed their checks (each a miss)
         self._snapshot_name: str | None = None
         self._snapshot: dict[str, Any] | None = None  # key -> record, as the last build used
@@ -381,6 +382,7 @@ class MediaCache:
             self._memory[key] = record
         else:
             self._store.put(name, data)
+        self.remote_keys.add(key)
         return record
 
     def _blob_from_remote(self, found: Stored) -> bool:

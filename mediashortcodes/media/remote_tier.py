@@ -56,6 +56,8 @@ class RemoteTier:
         self._sent: set[str] = set()  # blobs this build sent (or is sending)
         self._pack: asyncio.Future[dict[str, Any]] | None = None  # the pack's read, once
         self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
+        self._given_pack: bytes | None = None  # see give_pack
+        self.pack_data: bytes | None = None  # the pack's bytes, once read (None: none)
         self.damaged: list[str] = []  # names (under the namespace) that failed checks here
         # Whether the local cache already holds a blob fit to publish (set by ``cache_for``):
         # such a blob is not asked for again (a head start brought it: site/head_start.py).
@@ -107,8 +109,25 @@ class RemoteTier:
             self._pack = asyncio.ensure_future(self._load_pack())
         return await asyncio.shield(self._pack)
 
+    def give_pack(self, data: bytes) -> None:
+        """The pack's bytes as another process of this build read them from the remote (the
+        head start): taken from here instead of read again. Each of its records answers the
+        cache's look-ups from now on, with no network call (so a site answered by the pack
+        and the blobs here resolves with no event loop), checked exactly as a record that
+        came alone."""
+        self._given_pack = data
+        for key, record in self._parsed_pack(data).items():
+            self._fetched.setdefault(record_name(key), schema.dumps(record))
+
     async def _load_pack(self) -> dict[str, Any]:
+        if self._given_pack is not None:  # parsed when given
+            return self._packed or {}
         data = await self.store.read(self._prefix + PACK, limit=PACK_LIMIT)
+        return self._parsed_pack(data)
+
+    def _parsed_pack(self, data: bytes | None) -> dict[str, Any]:
+        """The pack's records by key; {} when there is none or it is damaged (counted)."""
+        self.pack_data = data
         pack = schema.loads(data)
         if (
             type(pack) is dict
@@ -140,12 +159,18 @@ class RemoteTier:
         if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
             self._damaged.add(blob)  # the cache refuses it; a trusted build writes it over
 
-    async def fetch_pack_blobs(self, keep: Callable[[schema.Stored, bytes], bool]) -> int:
-        """Read the pack and bring every blob it names that the local cache lacks
-        (``have_blob``), each given to ``keep`` (which checks it in full and keeps it, or
-        not); at most ``jobs`` at a time. The number kept. A failure of the remote ends
-        nothing: what is not here when the build resolves is asked for as usual."""
+    async def fetch_pack_blobs(
+        self,
+        keep: Callable[[schema.Stored, bytes], bool],
+        read: Callable[[bytes], None] = lambda data: None,
+    ) -> int:
+        """Read the pack (its bytes given to ``read``) and bring every blob it names that the
+        local cache lacks (``have_blob``), each given to ``keep`` (which checks it in full and
+        keeps it, or not); at most ``jobs`` at a time. The number kept. A failure of the
+        remote ends nothing: what is not here when the build resolves is asked for as usual."""
         pack = await self._read_pack()
+        if self.pack_data is not None:
+            read(self.pack_data)
         wanted: dict[str, schema.Stored] = {}
         for record in pack.values():
             if type(record) is not dict:

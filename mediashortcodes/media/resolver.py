@@ -258,8 +258,8 @@ class Resolver:
         format list (if a shortcode names a format), every variant and srcset candidate and
         every click-to-load poster, fresh: no event loop, no client. None at the first miss;
         then :meth:`resolve` does the whole work (nothing was counted or reported here)."""
-        if self.remote is not None:  # the shared tier's reads and writes are asynchronous
-            return None
+        if self.remote is not None and self.remote.store.write_enabled:
+            return None  # a trusted build's writes to the shared tier are asynchronous
         places = _Places(list(shortcodes))
         files = self.catalog.cached_files(sc.file_id for sc in places.firsts)
         formats = None
@@ -271,14 +271,17 @@ class Resolver:
                 return None
         decided = self._decide(places, files, formats)
         stored: dict[VariantKey, Stored] = {}
+        found_keys: list[str] = []  # the cache's keys of what was found, counted at the end
 
         def cached(file: File, format_id: int, crop: Crop | None) -> VariantKey | None:
             key = (file.id, format_id, crop)
             if key not in stored:
-                found = self.assets.cached(file, format_id, crop)
+                cache_key = self.assets.key(file, format_id, crop)
+                found = self.assets.cache.get_variant(cache_key)
                 if found is None:
                     return None
                 stored[key] = found
+                found_keys.append(cache_key)
             return key
 
         candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
@@ -303,9 +306,13 @@ class Resolver:
                     poster = self.assets.poster_in_cache(video.file)
                     if poster is None:
                         return None
-                    posters[video.file.id] = Published(poster_name(video.file, poster), poster)
+                    found_keys.append(poster[0])
+                    posters[video.file.id] = Published(
+                        poster_name(video.file, poster[1]), poster[1]
+                    )
             self._with_posters(places, decided.results, posters)
-        self.assets.hits += len(stored) + len(posters)
+        for cache_key in found_keys:
+            self.assets.count_hit(cache_key)
         self._settled(decided)
         return self._finish(places, decided, candidates, stored.__getitem__)
 
@@ -334,9 +341,10 @@ class Resolver:
             """Each variant once per build, whichever shortcodes ask for it."""
             key = (file.id, format_id, crop)
             if key not in variants and key not in cached:
-                stored = self.assets.cached(file, format_id, crop)
+                cache_key = self.assets.key(file, format_id, crop)
+                stored = self.assets.cache.get_variant(cache_key)
                 if stored is not None:  # warm path: no task, no client
-                    self.assets.hits += 1
+                    self.assets.count_hit(cache_key)
                     cached[key] = stored
                 else:
                     variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))

@@ -364,7 +364,9 @@ class SiteBuilder:
             result.seconds = time.perf_counter() - started
             return result
         if self._head_start is not None:
-            self._head_start.wait(self.config.cache.remote_timeout)
+            pack = self._head_start.wait(self.config.cache.remote_timeout)
+            if pack is not None and self.remote is not None:
+                self.remote.give_pack(pack)
         resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
         result.manifest = self._manifest(rendered, resolution)
         if self.options.check_only:

@@ -4,9 +4,11 @@ A runner whose cache holds no snapshot of the site (a new CI machine) will need 
 every image the last trusted build used, and the shared tier's pack names them all. So
 before rendering, the builder forks one process that reads the pack and brings those blobs
 into the local cache (each checked in full: size, SHA-256, signature; at most ``jobs`` at
-a time) while this process renders the pages. The resolution then finds them here, and
-asks the shared tier only for the records (the pack: one GET) and whatever is still
-missing. The waiting on the network overlaps the rendering instead of following it.
+a time) while this process renders the pages. The resolution then finds them here, takes
+the records from the pack the head start read (left in a private temporary folder, and
+checked as if it came from the remote) and asks the shared tier only for whatever is still
+missing: often nothing, so the build itself never sets up a client for it. The waiting on
+the network overlaps the rendering instead of following it.
 
 It writes nothing the build would not write itself (the same checked blobs, into the same
 cache, each a new file renamed into place), never asks the service, and says nothing: a
@@ -18,8 +20,11 @@ a process cannot be forked (see workers.py).
 from __future__ import annotations
 
 import contextlib
+import shutil
 import signal
 import sys
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .workers import can_fork
@@ -31,19 +36,34 @@ if TYPE_CHECKING:
     from ..media.cache import MediaCache
 
 
+_PACK = "pack.json"
+
+
 class HeadStart:
     """The process bringing the blobs; :meth:`wait` before resolving, :meth:`stop` always."""
 
-    def __init__(self, process: BaseProcess) -> None:
+    def __init__(self, process: BaseProcess, folder: Path) -> None:
         self.process = process
+        self.folder = folder  # private (mkdtemp): where it leaves the pack it read
 
-    def wait(self, timeout: float) -> None:
+    def wait(self, timeout: float) -> bytes | None:
         """Let it finish, for at most ``timeout`` more seconds; then it is stopped (each
-        blob it kept is whole, and the build asks for the rest itself)."""
+        blob it kept is whole, and the build asks for the rest itself). The pack's bytes as
+        it read them, if it did."""
         self.process.join(timeout)
-        self.stop()
+        self._end()
+        try:
+            return (self.folder / _PACK).read_bytes()
+        except OSError:
+            return None
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def stop(self) -> None:
+        self._end()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _end(self) -> None:
         if self.process.is_alive():
             self.process.terminate()  # SystemExit in it: a file being written is removed
         self.process.join()
@@ -62,14 +82,21 @@ def start_head_start(
     for stream in (sys.stdout, sys.stderr):  # or the child would write what is buffered again
         with contextlib.suppress(AttributeError, OSError, ValueError):
             stream.flush()
+    folder = Path(tempfile.mkdtemp(prefix="mediashortcodes-head-start-"))
     context = multiprocessing.get_context("fork")
-    process = context.Process(target=_bring, args=(config, cache, jobs), daemon=True)
+    process = context.Process(target=_bring, args=(config, cache, jobs, folder), daemon=True)
     process.start()
-    return HeadStart(process)
+    return HeadStart(process, folder)
 
 
-def _bring(config: Config, cache: MediaCache, jobs: int) -> None:
-    """The child: read the pack, keep the blobs it names that are not here, then end."""
+def _bring(config: Config, cache: MediaCache, jobs: int, folder: Path) -> None:
+    """The child: read the pack (left in ``folder`` for the build), keep the blobs it names
+    that are not here, then end."""
+
+    def leave(data: bytes) -> None:
+        part = folder / f"{_PACK}.part"
+        part.write_bytes(data)
+        part.replace(folder / _PACK)  # whole or absent
 
     def stopped(_signum: int, _frame: Any) -> None:
         raise SystemExit(0)
@@ -87,7 +114,7 @@ def _bring(config: Config, cache: MediaCache, jobs: int) -> None:
 
         async def bring() -> None:
             try:
-                await tier.fetch_pack_blobs(cache.keep_blob)
+                await tier.fetch_pack_blobs(cache.keep_blob, leave)
             finally:
                 await tier.aclose()
 
