@@ -425,6 +425,14 @@ def summarise(
         "warm_s": round(warm, 3),
         "floor_s": round(floor, 3),
         "warm_over_floor": round(warm / floor, 3),
+        # The same ratio round by round (each warm build against the floor build right after
+        # it), then the median: the machine's speed drifts between rounds on a shared host.
+        "warm_over_floor_paired": round(
+            statistics.median(
+                w.seconds / f.seconds for w, f in zip(builds["warm"], builds["floor"], strict=False)
+            ),
+            3,
+        ),
         "warm_over_floor_cpu": round(
             median("warm", "cpu_seconds") / median("floor", "cpu_seconds"), 3
         ),
@@ -462,7 +470,9 @@ def summarise(
     }
     figures["targets"] = {
         "warm_no_requests": warm_requests == 0 and not figures["warm_client_imported"],
-        "warm_over_floor": figures["warm_over_floor"] <= warm_target(workload.n),
+        # Met only when both the ratio of the medians and the median of the rounds' ratios are.
+        "warm_over_floor": max(figures["warm_over_floor"], figures["warm_over_floor_paired"])
+        <= warm_target(workload.n),
         "cold_cpu_per_request": figures["cold_cpu_per_request_ms"]
         <= TARGET_COLD_CPU_PER_REQUEST_MS,
         "warm_rss_all_within_250_mb": figures["warm_rss_all_mb"] <= 250,
@@ -515,7 +525,8 @@ def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
         "",
         f"workers            {f['workers']} (floor: 1; pfloor: the same pages as floor, "
         f"{f['workers']} workers)",
-        f"warm / floor       {f['warm_over_floor']:.3f}  (target <= {warm_target(f['n'])})"
+        f"warm / floor       {f['warm_over_floor']:.3f}, round by round "
+        f"{f['warm_over_floor_paired']:.3f}  (target <= {warm_target(f['n'])}, both)"
         f"  {ok[t['warm_over_floor']]}   (CPU time: {f['warm_over_floor_cpu']:.3f})",
         f"warm / pfloor      {f['warm_over_parallel_floor']:.3f}",
         f"cold CPU/request   {f['cold_cpu_per_request_ms']:.3f} ms above the warm build's "

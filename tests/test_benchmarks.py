@@ -33,6 +33,7 @@ KEYS = {
     "warm_s",
     "floor_s",
     "warm_over_floor",
+    "warm_over_floor_paired",
     "cold_requests",
     "warm_requests",
     "distinct_downloads",
