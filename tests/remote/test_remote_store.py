@@ -166,3 +166,61 @@ async def test_a_runner_without_credentials_reads_nothing_and_warns_once(
     (warning,) = warnings
     assert warning.startswith(f"the remote cache {bucket.url('p')} failed (PermissionError: no ")
     assert store.stats.reads == 0  # nothing sent without credentials
+
+
+async def test_credentials_from_a_profile_come_through_boto3s_chain(
+    bucket: Bucket, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .s3server import CREDENTIALS
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    profile = tmp_path / "credentials"
+    profile.write_text(
+        "[ci]\n"
+        f"aws_access_key_id = {CREDENTIALS['AWS_ACCESS_KEY_ID']}\n"
+        f"aws_secret_access_key = {CREDENTIALS['AWS_SECRET_ACCESS_KEY']}\n"
+    )
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(profile))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_PROFILE", "ci")
+    bucket.put("p/k", b"data")
+    store = remote(bucket)
+    try:
+        assert await store.read("k", limit=10) == b"data"
+    finally:
+        await store.aclose()
+
+
+_READ_ONE = """
+import asyncio, sys
+from mediashortcodes.media.remote import open_remote
+
+async def main():
+    store = open_remote(sys.argv[1], endpoint=sys.argv[2], warn=print)
+    try:
+        print(await store.read("k", limit=10))
+    finally:
+        await store.aclose()
+    print("boto3" in sys.modules)
+
+asyncio.run(main())
+"""
+
+
+def test_credentials_in_the_environment_are_read_without_importing_boto3(
+    bucket: Bucket,
+) -> None:
+    """The environment is the first link of boto3's chain: obstore reads it itself, and the
+    0.13 s of boto3's import stay off every build that has its keys there (CI's way)."""
+    import subprocess
+
+    bucket.put("p/k", b"data")
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_ONE, bucket.url("p"), bucket.endpoint],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["b'data'", "False"]
