@@ -40,11 +40,18 @@ def main(argv: list[str] | None = None) -> None:
         profiler.start()
     began, cpu_began, children_began = time.perf_counter(), time.process_time(), _children_cpu()
     from mediashortcodes import config
+
+    loaded = config.load(args.site)
+    head_start = None
+    if loaded.cache.remote:  # as `mediashortcodes build` does, before the builder's imports
+        from mediashortcodes.site.head_start import head_start_for
+
+        head_start = head_start_for(loaded, jobs=args.jobs)
     from mediashortcodes.site.builder import BuildOptions, SiteBuilder
     from mediashortcodes.site.workers import workers_for
 
     options = BuildOptions(output=args.output, jobs=args.jobs, workers=args.workers)
-    result = SiteBuilder(config.load(args.site), options).build()
+    result = SiteBuilder(loaded, options, head_start=head_start).build()
     workers = workers_for(args.workers, result.pages)
     seconds = time.perf_counter() - began
     # The workers' CPU too: they have ended (been waited for) when the build returns.

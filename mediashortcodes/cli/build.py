@@ -111,14 +111,21 @@ def build(
     output_format: str,
 ) -> None:
     """Build the site in SITE (default: the current directory)."""
-    from ..site.builder import BuildOptions, SiteBuilder
-
     with reported("build", output_format) as outcome:
         config = load_site(site)
         if base_url is not None:
             config = config_mod.with_site_base_url(config, base_url)
         if report and config.usage.enabled:
             config_mod.require_site_base_url(config)  # before the build, not after it
+        head_start = None
+        if config.cache.remote:  # before the builder's imports: its images come meanwhile
+            from ..site.head_start import head_start_for
+
+            head_start = head_start_for(
+                config, jobs=jobs, read_only=cache_read_only, offline=offline, refresh=refresh
+            )
+        from ..site.builder import BuildOptions, SiteBuilder
+
         options = BuildOptions(
             output=output,
             offline=offline,
@@ -129,7 +136,7 @@ def build(
             workers=workers,
             keep_going=keep_going or config.build.on_missing == "placeholder",
         )
-        result = _run(SiteBuilder(config, options), outcome)
+        result = _run(SiteBuilder(config, options, head_start=head_start), outcome)
         _echo_outcome(result)
         say(f"built {result.summary()}")
         if report:

@@ -136,7 +136,9 @@ class SiteBuilder:
         options: BuildOptions | None = None,
         *,
         progress: Callable[[int, int], Any] | None = None,
+        head_start: HeadStart | None = None,
     ) -> None:
+        """``head_start``: one the command took before it imported this (head_start.py)."""
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
@@ -159,7 +161,7 @@ class SiteBuilder:
         # (name, bytes) of the click-to-load script, once a page has such a video
         self._click_script: tuple[str, bytes] | None = None
         self._resources: list[str] = []  # files of content/ published beside the pages
-        self._head_start: HeadStart | None = None
+        self._head_start: HeadStart | None = head_start
         # What this build counted so far: when a problem stops it, what is known (pages,
         # images, requests ...) is still there for the summary of --format json.
         self.result: BuildResult | None = None
@@ -345,7 +347,8 @@ class SiteBuilder:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         if not (self.options.offline or self.options.syntax_only):
             require_sandbox_extra(self.config)  # one error, not one per image
-        self._head_start = self._start_head_start()  # the shared tier's images come meanwhile
+        if self._head_start is None:  # the shared tier's images come while the pages render
+            self._head_start = self._start_head_start()
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []

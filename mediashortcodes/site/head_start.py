@@ -69,6 +69,25 @@ class HeadStart:
         self.process.join()
 
 
+def head_start_for(
+    config: Config,
+    *,
+    jobs: int | None = None,
+    read_only: bool = False,
+    offline: bool = False,
+    refresh: bool = False,
+) -> HeadStart | None:
+    """The head start of a build of ``config`` with these options, taken as early as the
+    command can (before it imports the builder: 0.1 s sooner); the builder takes it over
+    (``SiteBuilder(head_start=)``)."""
+    if not config.cache.remote or offline or refresh:
+        return None
+    from ..media.cache import cache_for
+
+    cache = cache_for(config, read_only=read_only)
+    return start_head_start(config, cache, jobs=jobs or config.build.jobs, site=str(config.root))
+
+
 def start_head_start(
     config: Config, cache: MediaCache, *, jobs: int, site: str
 ) -> HeadStart | None:
