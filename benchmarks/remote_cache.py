@@ -152,12 +152,16 @@ def s3_server(log: Path, s3rver: Path | None = None) -> Iterator[tuple[int, int]
         urllib.request.urlopen(request, timeout=10).close()
         yield port, process.pid
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[Any]) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @contextmanager
@@ -181,12 +185,7 @@ def _s3rver(script: Path, port: int, log: Path) -> Iterator[int]:
                 time.sleep(0.1)
         yield process.pid
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop(process)
 
 
 class _Service:
