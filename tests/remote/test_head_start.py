@@ -42,13 +42,14 @@ runpy.run_module("mediashortcodes", run_name="__main__")
 """
 
 
-def build_command(site: Path, runner: str, log: Path) -> tuple[int, str, int]:
+def build_command(site: Path, runner: str, log: Path, **env_more: str) -> tuple[int, str, int]:
     """Run the build command as runner ``runner``: its exit code, what it printed on
     standard error, and its process id."""
     env = {
         **os.environ,
         **CREDENTIALS,
         config_mod.ENV_CACHE_DIR: str(site.parent / f"cache-{runner}"),
+        **env_more,
     }
     output = site.parent / f"out-{runner}"
     command = [sys.executable, "-c", _COUNTED_BUILD, str(log), "build", str(site)]
@@ -165,3 +166,22 @@ def test_the_head_start_keeps_no_image_that_fails_its_checks(
     assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
     (warning,) = shared_warnings(fresh)
     assert "held 1 entry that failed the checks" in warning
+
+
+def test_a_build_that_stops_early_ends_its_head_start_and_leaves_nothing_behind(
+    site: Path, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    # An output folder no build wrote: refused (exit 2) after the head start has begun.
+    taken = site.parent / "out-pr-1"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("mine")
+    temp = site.parent / "temp"
+    temp.mkdir()
+    code, err, _pid = build_command(site, "pr-1", site.parent / "reads.log", TMPDIR=str(temp))
+    assert code == 2, err
+    assert "not empty and was not written by a build" in err
+    assert (taken / "notes.txt").read_text() == "mine"
+    assert not list(temp.glob("mediashortcodes-head-start-*"))
+    cache = site.parent / "cache-pr-1"
+    assert not [p for p in cache.rglob(".tmp-*")]  # no blob left half-written
