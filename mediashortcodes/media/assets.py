@@ -84,9 +84,12 @@ class Assets:
         self.hits = 0
         self.remote_hits = 0  # variants the shared tier answered
 
-    def cached(self, file: File, format_id: int, crop: Crop | None) -> Stored | None:
-        """The variant from what the cache holds now (never a network call), uncounted."""
-        return self.cache.get_variant(self.key(file, format_id, crop))
+    def cached(self, file: File, format_id: int, crop: Crop | None) -> tuple[str, Stored] | None:
+        """The variant (its key, uncounted: see :meth:`count_hit`) from what the cache holds
+        now, never a network call."""
+        key = self.key(file, format_id, crop)
+        stored = self.cache.get_variant(key)
+        return None if stored is None else (key, stored)
 
     def key(self, file: File, format_id: int, crop: Crop | None) -> str:
         return self.cache.variant_key(file, format_id, crop.key() if crop else "")
@@ -100,7 +103,7 @@ class Assets:
             self.hits += 1
 
     async def variant(self, file: File, format_id: int, crop: Crop | None) -> Stored:
-        key = self.cache.variant_key(file, format_id, crop.key() if crop else "")
+        key = self.key(file, format_id, crop)
         stored = await self._cached(key)
         if stored is not None:
             return stored

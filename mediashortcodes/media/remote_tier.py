@@ -147,13 +147,9 @@ class RemoteTier:
         else:  # as if it came alone: the cache checks it field by field (and its key)
             self._fetched.setdefault(name, schema.dumps(packed))
             record = packed
-        if type(record) is not dict:
+        found = self._image_of(record)
+        if found is None or self.have_blob(found):
             return
-        if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
-            return
-        found = schema.stored(record.get("value"))
-        if found is None or found.size > self._max_blob_bytes or self.have_blob(found):
-            return  # not a variant, not one we could use (the cache's checks decide), or here
         blob = blob_name(found.sha256)
         data = await self._read(blob, found.size)
         if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
@@ -173,12 +169,8 @@ class RemoteTier:
             read(self.pack_data)
         wanted: dict[str, schema.Stored] = {}
         for record in pack.values():
-            if type(record) is not dict:
-                continue
-            if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
-                continue
-            found = schema.stored(record.get("value"))
-            if found is not None and found.size <= self._max_blob_bytes:
+            found = self._image_of(record)
+            if found is not None:
                 wanted.setdefault(found.sha256, found)
 
         async def bring(found: schema.Stored) -> bool:
@@ -189,6 +181,16 @@ class RemoteTier:
 
         kept = await asyncio.gather(*(bring(found) for found in wanted.values()))
         return sum(kept)
+
+    def _image_of(self, record: Any) -> schema.Stored | None:
+        """The image a record names (a variant's, a poster's), if it is one we could use;
+        whether it is right is the cache's checks' to decide."""
+        if type(record) is not dict:
+            return None
+        if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
+            return None
+        found = schema.stored(record.get("value"))
+        return found if found is not None and found.size <= self._max_blob_bytes else None
 
     async def _read(self, name: str, limit: int) -> bytes | None:
         """The remote's answer for ``name``, asked once per build: a second asker (two

@@ -276,12 +276,11 @@ class Resolver:
         def cached(file: File, format_id: int, crop: Crop | None) -> VariantKey | None:
             key = (file.id, format_id, crop)
             if key not in stored:
-                cache_key = self.assets.key(file, format_id, crop)
-                found = self.assets.cache.get_variant(cache_key)
+                found = self.assets.cached(file, format_id, crop)
                 if found is None:
                     return None
-                stored[key] = found
-                found_keys.append(cache_key)
+                found_keys.append(found[0])
+                stored[key] = found[1]
             return key
 
         candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
@@ -341,11 +340,10 @@ class Resolver:
             """Each variant once per build, whichever shortcodes ask for it."""
             key = (file.id, format_id, crop)
             if key not in variants and key not in cached:
-                cache_key = self.assets.key(file, format_id, crop)
-                stored = self.assets.cache.get_variant(cache_key)
-                if stored is not None:  # warm path: no task, no client
-                    self.assets.count_hit(cache_key)
-                    cached[key] = stored
+                found = self.assets.cached(file, format_id, crop)
+                if found is not None:  # warm path: no task, no client
+                    self.assets.count_hit(found[0])
+                    cached[key] = found[1]
                 else:
                     variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
             return key

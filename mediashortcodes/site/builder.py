@@ -383,14 +383,17 @@ class SiteBuilder:
     def _start_head_start(self) -> HeadStart | None:
         """A fresh runner's head start on the shared tier's images (site/head_start.py)."""
         options = self.options
-        if self.remote is None or options.offline or options.syntax_only or options.check_only:
+        if options.syntax_only or options.check_only:
             return None
-        if options.refresh:
-            return None
-        from .head_start import start_head_start
+        from .head_start import head_start_for
 
-        jobs = options.jobs or self.config.build.jobs
-        return start_head_start(self.config, self.cache, jobs=jobs, site=str(self.config.root))
+        return head_start_for(
+            self.config,
+            jobs=options.jobs,
+            offline=options.offline,
+            refresh=options.refresh,
+            cache=self.cache,
+        )
 
     def update_pages(
         self, listing: list[pages_mod.PageSource], pages: list[pages_mod.PageSource]

@@ -76,15 +76,18 @@ def head_start_for(
     read_only: bool = False,
     offline: bool = False,
     refresh: bool = False,
+    cache: MediaCache | None = None,
 ) -> HeadStart | None:
-    """The head start of a build of ``config`` with these options, taken as early as the
-    command can (before it imports the builder: 0.1 s sooner); the builder takes it over
-    (``SiteBuilder(head_start=)``)."""
+    """The head start of a build of ``config`` with these options (and ``cache``, else the
+    configured one); None when it takes none. The command takes it as early as it can,
+    before it imports the builder (0.1 s sooner), which takes it over
+    (``SiteBuilder(head_start=)``); a builder given none asks here itself."""
     if not config.cache.remote or offline or refresh:
         return None
-    from ..media.cache import cache_for
+    if cache is None:
+        from ..media.cache import cache_for
 
-    cache = cache_for(config, read_only=read_only)
+        cache = cache_for(config, read_only=read_only)
     return start_head_start(config, cache, jobs=jobs or config.build.jobs, site=str(config.root))
 
 
