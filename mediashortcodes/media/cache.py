@@ -102,6 +102,7 @@ def cache_for(
     )
     if remote is not None:  # a blob already here is not asked of the shared tier
         remote.have_blob = cache.has_blob
+        remote.blob_bytes = cache.blob_bytes  # what a trusted build's images' pack holds
     return cache
 
 
@@ -169,7 +170,7 @@ class MediaCache:
             lines.append(
                 f"warning: the shared cache held {remote} entr{'y' if remote == 1 else 'ies'} "
                 "that failed the checks (size, SHA-256, image type or record fields), "
-                "ignored and fetched from the service"
+                "ignored and fetched again (alone, or from the service)"
             )
         damage = self.damage_warning()
         return [*lines, *([damage] if damage else [])]
@@ -411,6 +412,23 @@ class MediaCache:
             return False
         self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
         return True
+
+    def blob_bytes(self, found: Stored) -> bytes | None:
+        """The bytes of the blob of ``found`` if they are exactly that image (size, SHA-256,
+        signature, checked in full: what goes to the shared tier is never a planted file);
+        None when they are not, or it is not here."""
+        try:
+            with self.open_blob(found) as source:
+                data = source.read(found.size + 1)
+        except OSError:
+            return None
+        if (
+            len(data) != found.size
+            or hashlib.sha256(data).hexdigest() != found.sha256
+            or not schema.head_fits(found.ext, data[:16])
+        ):
+            return None
+        return data
 
     def has_blob(self, found: Stored) -> bool:
         """Whether the blob of ``found`` is here and fit to publish (the warm path's check)."""

@@ -60,8 +60,9 @@ class Objects(Protocol):
 
     async def set_up(self) -> None: ...
 
-    async def get(self, name: str, end: int) -> bytes:
-        """The object's first ``end`` bytes; FileNotFoundError when there is none."""
+    async def get(self, name: str, end: int, start: int = 0) -> bytes:
+        """The object's bytes from ``start`` to ``end`` (at most; fewer at its end);
+        FileNotFoundError when there is none."""
 
     async def put(self, name: str, data: bytes, *, create: bool) -> None:
         """Store it whole; with ``create``, FileExistsError when it is there already."""
@@ -101,7 +102,8 @@ class RemoteStore:
         self.display = display
         self.write_enabled = write
         self.timeout = timeout
-        self._semaphore = asyncio.Semaphore(max(1, jobs))
+        self.jobs = max(1, jobs)
+        self._semaphore = asyncio.Semaphore(self.jobs)
         self._max_failures = max_failures
         self._warn = warn
         self._warned = False
@@ -128,19 +130,36 @@ class RemoteStore:
         self.stats.hits += 1
         return bytes(data)
 
-    async def write(self, name: str, data: bytes, *, create: bool) -> None:
-        """Store ``data`` at ``name`` in one PUT; with ``create``, only if nothing is there
-        yet (a conditional write where the store has them): the object already there stays."""
-        if not self.write_enabled:
-            return
+    async def read_range(self, name: str, start: int, end: int) -> bytes | None:
+        """Bytes ``start`` to ``end`` of the object (one ranged GET); None when it is absent,
+        shorter than that, or the remote failed (counted, and warned about once)."""
         try:
-            await self._call(lambda: self._objects.put(name, data, create=create), "puts")
-        except (FileExistsError, _Skipped):
-            return
+            data = await self._call(lambda: self._objects.get(name, end, start), "reads")
+        except (FileNotFoundError, _Skipped):
+            return None
         except Exception as exc:
             self._failed(exc)
-            return
+            return None
+        self.stats.hits += 1
+        return bytes(data) if len(data) == end - start else None
+
+    async def write(self, name: str, data: bytes, *, create: bool) -> bool:
+        """Store ``data`` at ``name`` in one PUT; with ``create``, only if nothing is there
+        yet (a conditional write where the store has them): the object already there stays.
+        Whether the object is there now (False: not written, or the remote failed)."""
+        if not self.write_enabled:
+            return False
+        try:
+            await self._call(lambda: self._objects.put(name, data, create=create), "puts")
+        except FileExistsError:
+            return True
+        except _Skipped:
+            return False
+        except Exception as exc:
+            self._failed(exc)
+            return False
         self.stats.writes += 1
+        return True
 
     async def _call(self, call: Callable[[], Awaitable[Any]], counter: str) -> Any:
         """Send one call within the deadline, at most ``jobs`` at a time; _Skipped once the
@@ -236,12 +255,12 @@ class S3Objects:
             **provider,
         )
 
-    async def get(self, name: str, end: int) -> bytes:
+    async def get(self, name: str, end: int, start: int = 0) -> bytes:
         import obstore
         from obstore.exceptions import NotFoundError
 
         try:
-            return bytes(await obstore.get_range_async(self._store, name, start=0, end=end))
+            return bytes(await obstore.get_range_async(self._store, name, start=start, end=end))
         except NotFoundError:
             raise FileNotFoundError(name) from None
 
@@ -285,8 +304,8 @@ class FsspecObjects:
         if set_session is not None:
             await set_session()
 
-    async def get(self, name: str, end: int) -> bytes:
-        return bytes(await self._fs._cat_file(f"{self._root}/{name}", start=0, end=end))
+    async def get(self, name: str, end: int, start: int = 0) -> bytes:
+        return bytes(await self._fs._cat_file(f"{self._root}/{name}", start=start, end=end))
 
     async def put(self, name: str, data: bytes, *, create: bool) -> None:
         mode = "create" if create else "overwrite"

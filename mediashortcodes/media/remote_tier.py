@@ -17,6 +17,17 @@ exactly as if it had come alone; a pack that is not one this version wrote is re
 (one warning) and the records are asked one by one. The pack is the remote's counterpart of
 the local site snapshot (the last trusted build of the prefix, whichever site it built): a
 prefix per site keeps it the site's own. Runners of an older version never read it.
+
+A fresh runner then needs every image the pack names: one GET per image (793 on W1) would
+still make its wait the images' count x the remote's latency / concurrency. So a trusted
+build also writes the *images' pack*: the images it used, end to end, in one object named by
+the SHA-256 of its bytes (never changed once written), and its index
+(``packs/images-v1.json``: that name, each image's SHA-256 and size, in order), after the
+pack, last. A fresh runner reads the index with the pack and the images in a few ranged GETs
+of about a megabyte (:meth:`RemoteTier.fetch_pack_blobs`); each image cut from them is
+checked in full, exactly as one that came alone, and one that fails (or that the images'
+pack lacks) is read alone. A trusted build whose images are those the index lists writes
+neither again.
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config
@@ -38,6 +50,19 @@ RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
 PACK = "packs/records-v1.json"
 PACK_VERSION = 1
 PACK_LIMIT = min(MAX_RECORD_BYTES, 128 * 1024 * 1024)
+# The images' pack: its index (a new format gets a new name, as the pack's), the folder of
+# the packs themselves (each named by its SHA-256), and the most one may weigh: a site whose
+# images weigh more gets none, and a fresh runner reads them one by one.
+IMAGES = "packs/images-v1.json"
+IMAGES_VERSION = 1
+IMAGE_PACKS = "packs/images"
+IMAGE_PACK_LIMIT = 256 * 1024 * 1024
+# One ranged read of the images' pack: at least this much (few requests), at most RANGE_MOST
+# (the head start holds at most ``jobs`` of them at once), and a gap of images the runner
+# has already is read over rather than split at when it is smaller than RANGE_GAP.
+RANGE_LEAST = 1024 * 1024
+RANGE_MOST = 8 * 1024 * 1024
+RANGE_GAP = 64 * 1024
 
 
 class RemoteTier:
@@ -62,6 +87,10 @@ class RemoteTier:
         # Whether the local cache already holds a blob fit to publish (set by ``cache_for``):
         # such a blob is not asked for again (a head start brought it: site/head_start.py).
         self.have_blob: Callable[[schema.Stored], bool] = lambda found: False
+        # The bytes of a blob the local cache holds, if they are exactly that image (set by
+        # ``cache_for``): what a trusted build puts into the images' pack.
+        self.blob_bytes: Callable[[schema.Stored], bytes | None] = lambda found: None
+        self._images: asyncio.Future[ImagesIndex | None] | None = None  # the index, once
 
     # -- the cache's Backend (synchronous, never a network call) ------------------------------
 
@@ -98,9 +127,22 @@ class RemoteTier:
 
     async def prefetch(self, keys: Iterable[str]) -> None:
         """Fetch the records of ``keys`` (each once per build; from the pack when it holds
-        them), and the blob of each record that names an image (a variant's, a poster's)."""
-        pack = await self._read_pack()
-        await asyncio.gather(*(self._fetch_record(key, pack.get(key)) for key in set(keys)))
+        them), and the blob of each record that names an image (a variant's, a poster's):
+        from the images' pack when it has them, else one by one."""
+        keys = set(keys)
+        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
+        if index is not None:
+            wanted = self._lacking(pack.get(key) for key in keys)
+            await self._bring_from_image_pack(index, wanted, self._hold)
+        await asyncio.gather(*(self._fetch_record(key, pack.get(key)) for key in keys))
+
+    def _hold(self, found: schema.Stored, data: bytes) -> bool:
+        """Hold an image cut from the images' pack for the cache (which checks it again as
+        it takes it), if it is the one its SHA-256 names."""
+        if hashlib.sha256(data).hexdigest() != found.sha256:
+            return False
+        self._fetched[blob_name(found.sha256)] = data
+        return True
 
     async def _read_pack(self) -> dict[str, Any]:
         """The pack's records by key (one GET per build, however many ask at once); {} when
@@ -162,25 +204,91 @@ class RemoteTier:
     ) -> int:
         """Read the pack (its bytes given to ``read``) and bring every blob it names that the
         local cache lacks (``have_blob``), each given to ``keep`` (which checks it in full and
-        keeps it, or not); at most ``jobs`` at a time. The number kept. A failure of the
-        remote ends nothing: what is not here when the build resolves is asked for as usual."""
-        pack = await self._read_pack()
+        keeps it, or not): from the images' pack in a few ranged reads, the others (and any
+        the images' pack gave wrong) one by one; at most ``jobs`` reads at a time. The number
+        kept. A failure of the remote ends nothing: what is not here when the build resolves
+        is asked for as usual."""
+        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
         if self.pack_data is not None:
             read(self.pack_data)
-        wanted: dict[str, schema.Stored] = {}
-        for record in pack.values():
-            found = self._image_of(record)
-            if found is not None:
-                wanted.setdefault(found.sha256, found)
+        wanted = self._lacking(pack.values())
+        kept = await self._bring_from_image_pack(index, wanted, keep) if index else set()
 
         async def bring(found: schema.Stored) -> bool:
-            if self.have_blob(found):
-                return False
             data = await self.store.read(self._prefix + blob_name(found.sha256), limit=found.size)
             return data is not None and keep(found, data)
 
-        kept = await asyncio.gather(*(bring(found) for found in wanted.values()))
-        return sum(kept)
+        alone = await asyncio.gather(
+            *(bring(found) for sha, found in wanted.items() if sha not in kept)
+        )
+        return len(kept) + sum(alone)
+
+    def _lacking(self, records: Iterable[Any]) -> dict[str, schema.Stored]:
+        """The images ``records`` name that neither the local cache nor this tier holds."""
+        lacking: dict[str, schema.Stored] = {}
+        for record in records:
+            found = self._image_of(record)
+            if found is None or found.sha256 in lacking:
+                continue
+            if blob_name(found.sha256) not in self._fetched and not self.have_blob(found):
+                lacking[found.sha256] = found
+        return lacking
+
+    async def _bring_from_image_pack(
+        self,
+        index: ImagesIndex,
+        wanted: dict[str, schema.Stored],
+        keep: Callable[[schema.Stored, bytes], bool],
+    ) -> set[str]:
+        """The SHA-256s of the ``wanted`` images kept from the images' pack, read in ranges
+        (see RANGE_*); an image whose bytes there fail ``keep``'s checks is remote damage."""
+        here = sorted(
+            (index.at[sha][0], found)
+            for sha, found in wanted.items()
+            if sha in index.at and index.at[sha][1] == found.size
+        )
+        total = sum(found.size for _at, found in here)
+        most = min(RANGE_MOST, max(RANGE_LEAST, total // max(1, self.store.jobs)))
+        ranges: list[list[tuple[int, schema.Stored]]] = []
+        for at, found in here:
+            if ranges:
+                first, (last, previous) = ranges[-1][0][0], ranges[-1][-1]
+                if at - (last + previous.size) <= RANGE_GAP and at + found.size - first <= most:
+                    ranges[-1].append((at, found))
+                    continue
+            ranges.append([(at, found)])
+        name = f"{self._prefix}{IMAGE_PACKS}/{index.name}"
+
+        async def bring(part: list[tuple[int, schema.Stored]]) -> list[str]:
+            start = part[0][0]
+            data = await self.store.read_range(name, start, part[-1][0] + part[-1][1].size)
+            if data is None:
+                return []
+            kept = []
+            for at, found in part:
+                if keep(found, data[at - start : at - start + found.size]):
+                    kept.append(found.sha256)
+                else:
+                    self.damaged.append(f"{IMAGE_PACKS}/{index.name}#{found.sha256}")
+            return kept
+
+        return {sha for kept in await asyncio.gather(*map(bring, ranges)) for sha in kept}
+
+    async def _read_images(self) -> ImagesIndex | None:
+        """The images' pack's index (one GET per build); None when there is none or it is
+        not one this version wrote (remote damage)."""
+        if self._images is None:
+            self._images = asyncio.ensure_future(self._load_images())
+        return await asyncio.shield(self._images)
+
+    async def _load_images(self) -> ImagesIndex | None:
+        data = await self.store.read(self._prefix + IMAGES, limit=PACK_LIMIT)
+        if data is None:
+            return None
+        index = images_index(schema.loads(data), self._max_blob_bytes)
+        if index is None:
+            self.damaged.append(IMAGES)
+        return index
 
     def _image_of(self, record: Any) -> schema.Stored | None:
         """The image a record names (a variant's, a poster's), if it is one we could use;
@@ -230,9 +338,76 @@ class RemoteTier:
         if used != self._packed:
             pack = schema.dumps({"v": PACK_VERSION, "records": used})
             await self.store.write(self._prefix + PACK, pack, create=False)
+        await self._write_image_pack(used)
+
+    async def _write_image_pack(self, used: dict[str, Any]) -> None:
+        """Write the images of ``used`` as one images' pack, then its index, unless the
+        index there lists them already and its pack is there (two small reads), or they
+        weigh more than IMAGE_PACK_LIMIT, or one of them is not whole here."""
+        images = sorted(
+            {found.sha256: found for r in used.values() if (found := self._image_of(r))}.values(),
+            key=lambda found: found.sha256,
+        )
+        listed = [[found.sha256, found.size] for found in images]
+        if not images or sum(found.size for found in images) > IMAGE_PACK_LIMIT:
+            return
+        there = await self._read_images()
+        if there is not None and there.listed == listed:
+            name = f"{self._prefix}{IMAGE_PACKS}/{there.name}"
+            if await self.store.read_range(name, 0, 1) is not None:
+                return
+        parts = []
+        for found in images:
+            data = self.blob_bytes(found)
+            if data is None:
+                return
+            parts.append(data)
+        data = b"".join(parts)
+        name = f"{hashlib.sha256(data).hexdigest()}.bin"
+        if await self.store.write(f"{self._prefix}{IMAGE_PACKS}/{name}", data, create=True):
+            index = schema.dumps({"v": IMAGES_VERSION, "pack": name, "images": listed})
+            await self.store.write(self._prefix + IMAGES, index, create=False)
 
     async def aclose(self) -> None:
         await self.store.aclose()
+
+
+@dataclass(frozen=True)
+class ImagesIndex:
+    """The images' pack's index, checked: the pack's name and where each image is in it."""
+
+    name: str  # <sha256 of the pack>.bin
+    listed: list[list[Any]]  # [sha256, size] of each image, in the pack's order
+    at: dict[str, tuple[int, int]]  # sha256 -> (offset, size)
+
+
+def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
+    """The index as a trusted build of this version writes it, or None: a name of the pack's
+    form, each image a lower-case SHA-256 and a size a blob may have, IMAGE_PACK_LIMIT in all."""
+    if type(value) is not dict or len(value) != 3 or value.get("v") != IMAGES_VERSION:
+        return None
+    name, listed = value.get("pack"), value.get("images")
+    if type(name) is not str or not name.endswith(".bin") or not _is_sha256(name[:-4]):
+        return None
+    if type(listed) is not list:
+        return None
+    at: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for entry in listed:
+        if type(entry) is not list or len(entry) != 2:
+            return None
+        sha, size = entry
+        if not _is_sha256(sha) or type(size) is not int or not 0 < size <= max_blob_bytes:
+            return None
+        at.setdefault(sha, (offset, size))
+        offset += size
+        if offset > IMAGE_PACK_LIMIT:
+            return None
+    return ImagesIndex(name, listed, at)
+
+
+def _is_sha256(value: Any) -> bool:
+    return type(value) is str and len(value) == 64 and not value.strip("0123456789abcdef")
 
 
 def shared_tier(

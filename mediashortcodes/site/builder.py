@@ -370,6 +370,7 @@ class SiteBuilder:
             pack = self._head_start.wait(self.config.cache.remote_timeout)
             if pack is not None and self.remote is not None:
                 self.remote.give_pack(pack)
+                self.remote.damaged += self._head_start.damaged
         resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
         result.manifest = self._manifest(rendered, resolution)
         if self.options.check_only:

@@ -20,6 +20,7 @@ a process cannot be forked (see workers.py).
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import signal
 import sys
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 
 _PACK = "pack.json"
+_DAMAGED = "damaged.json"  # what failed its checks there, for the build to warn about
 
 
 class HeadStart:
@@ -45,13 +47,21 @@ class HeadStart:
     def __init__(self, process: BaseProcess, folder: Path) -> None:
         self.process = process
         self.folder = folder  # private (mkdtemp): where it leaves the pack it read
+        # The remote's names whose bytes failed their checks in the head start (an image of
+        # the images' pack that was not what its index said), for the build's one warning.
+        self.damaged: list[str] = []
 
     def wait(self, timeout: float) -> bytes | None:
         """Let it finish, for at most ``timeout`` more seconds; then it is stopped (each
         blob it kept is whole, and the build asks for the rest itself). The pack's bytes as
-        it read them, if it did."""
+        it read them, if it did; what failed its checks in :attr:`damaged`."""
         self.process.join(timeout)
         self._end()
+        try:
+            damaged = json.loads((self.folder / _DAMAGED).read_bytes())
+            self.damaged = [name for name in damaged if type(name) is str]
+        except (OSError, ValueError, TypeError):
+            pass
         try:
             return (self.folder / _PACK).read_bytes()
         except OSError:
@@ -139,6 +149,8 @@ def _bring(config: Config, cache: MediaCache, jobs: int, folder: Path) -> None:
                 await tier.fetch_pack_blobs(cache.keep_blob, leave)
             finally:
                 await tier.aclose()
+            if tier.damaged:
+                (folder / _DAMAGED).write_text(json.dumps(tier.damaged))
 
         asyncio.run(bring())
     except BaseException:  # the build asks for whatever is missing itself

@@ -22,7 +22,15 @@ from mediashortcodes.media import remote_tier
 from mediashortcodes.media.cache import cache_for
 
 from .s3server import CREDENTIALS, Bucket, S3Server
-from .test_shared_builds import _shas, build, pack_of, same_tree, shared_warnings
+from .test_shared_builds import (
+    _shas,
+    build,
+    covered,
+    image_pack_of,
+    pack_of,
+    same_tree,
+    shared_warnings,
+)
 
 # The build command, each read of the remote logged with the process that made it.
 _COUNTED_BUILD = """
@@ -30,14 +38,19 @@ import os, runpy, sys
 from mediashortcodes.media.remote import RemoteStore
 
 log, sys.argv = sys.argv[1], ["mediashortcodes", *sys.argv[2:]]
-read = RemoteStore.read
+read, read_range = RemoteStore.read, RemoteStore.read_range
 
 async def counted(self, name, *, limit):
     with open(log, "a") as out:
         out.write(f"{os.getpid()} {name}\\n")
     return await read(self, name, limit=limit)
 
-RemoteStore.read = counted
+async def counted_range(self, name, start, end):
+    with open(log, "a") as out:
+        out.write(f"{os.getpid()} {name}@{start}-{end}\\n")
+    return await read_range(self, name, start, end)
+
+RemoteStore.read, RemoteStore.read_range = counted, counted_range
 runpy.run_module("mediashortcodes", run_name="__main__")
 """
 
@@ -81,8 +94,8 @@ def test_a_fresh_runner_brings_the_images_in_a_second_process_while_pages_render
 ) -> None:
     writer = build(site, "main", monkeypatch, cache_write=True)
     _name, packed = pack_of(bucket.objects())
-    blobs = {f"blobs/{sha[:2]}/{sha}" for sha in _shas(packed)}
-    assert len(blobs) == writer.downloads
+    pack_name, _listed, image_pack = image_pack_of(bucket.objects())
+    assert len(_shas(packed)) == writer.downloads
     sandbox.reset_stats()
     log = site.parent / "reads.log"
 
@@ -93,10 +106,16 @@ def test_a_fresh_runner_brings_the_images_in_a_second_process_while_pages_render
     assert f"{writer.downloads} from the shared cache, 0 requests" in err
     assert sum(sandbox.stats.values()) == 0  # nothing asked of the service
     assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
-    reads = [(pid, name.split("/", 1)[1]) for pid, name in logged(log)]
-    # Every read made by the head start (a process that is not the build's): the pack
-    # once, each image once. The build took the pack from it and asked the remote nothing.
-    assert sorted(name for _pid, name in reads) == sorted([remote_tier.PACK, *blobs])
+    reads = logged(log)
+    # Every read made by the head start (a process that is not the build's): the pack and
+    # the images' index once, the images' pack in a few ranged reads, each byte once (no
+    # image alone). The build took the pack from it and asked the remote nothing.
+    ranged = [name for _pid, name in reads if "@" in name]
+    assert sorted(name.split("/", 1)[1] for _pid, name in reads if "@" not in name) == sorted(
+        [remote_tier.PACK, remote_tier.IMAGES]
+    )
+    assert {name.rsplit("@", 1)[0] for name in ranged} == {pack_name.split("/", 1)[1]}
+    assert covered(ranged, len(image_pack))
     assert build_pid not in {pid for pid, _name in reads}
     assert len({pid for pid, _name in reads}) == 1
     # What the remote gave is kept: the blobs, and the records in the snapshot (one file,
@@ -134,6 +153,8 @@ def test_the_head_start_keeps_no_image_that_fails_its_checks(
     _name, packed = pack_of(objects)
     shas = sorted(_shas(packed))
     tampered = next(key for key in objects if key.endswith("/" + shas[0]))
+    # No images' pack (a remote an older version wrote): the images come one by one.
+    bucket.delete(next(key for key in objects if key.endswith("/" + remote_tier.IMAGES)))
     # Another valid image under this name: the right signature, not the right SHA-256.
     bucket.put(tampered, next(data for key, data in objects.items() if key.endswith(shas[-1])))
     monkeypatch.setenv(config_mod.ENV_CACHE_DIR, str(site.parent / "cache-pr-1"))
@@ -185,3 +206,29 @@ def test_a_build_that_stops_early_ends_its_head_start_and_leaves_nothing_behind(
     assert not list(temp.glob("mediashortcodes-head-start-*"))
     cache = site.parent / "cache-pr-1"
     assert not [p for p in cache.rglob(".tmp-*")]  # no blob left half-written
+
+
+def test_an_image_the_images_pack_gives_wrong_is_brought_alone_and_warned_about(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    name, listed, data = image_pack_of(objects)
+    # The next image's first bytes in place of one's (the same length): its signature
+    # right, its SHA-256 not.
+    i = next(i for i in range(len(listed) - 1) if listed[i + 1][1] >= listed[i][1])
+    (sha, size), at = listed[i], sum(size for _sha, size in listed[:i])
+    bucket.put(name, data[:at] + data[at + size : at + 2 * size] + data[at + size :])
+    log = site.parent / "reads.log"
+    sandbox.reset_stats()
+
+    code, err, build_pid = build_command(site, "pr-1", log)
+
+    assert code == 0, err
+    assert sum(sandbox.stats.values()) == 0  # the remote's own copy of it came instead
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    alone = [(pid, n) for pid, n in logged(log) if "/blobs/" in n]
+    assert [n.rsplit("/", 1)[1] for _pid, n in alone] == [sha]
+    assert build_pid not in {pid for pid, _n in alone}  # the head start read it
+    # The build gives the warning the head start could not.
+    assert "the shared cache held 1 entry that failed the checks" in err

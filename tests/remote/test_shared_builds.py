@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import filecmp
 import hashlib
+import itertools
 import json
 import os
 import socket
@@ -46,16 +47,42 @@ def shared_warnings(result: BuildResult) -> list[str]:
 
 
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names the builds from now on read from the remote (one GET each)."""
+    """The names the builds from now on read from the remote (one GET each), a ranged read
+    as ``name@start-end``."""
     names: list[str] = []
-    read = RemoteStore.read
+    read, read_range = RemoteStore.read, RemoteStore.read_range
 
     async def counted(self: RemoteStore, name: str, *, limit: int) -> bytes | None:
         names.append(name)
         return await read(self, name, limit=limit)
 
+    async def counted_range(self: RemoteStore, name: str, start: int, end: int) -> bytes | None:
+        names.append(f"{name}@{start}-{end}")
+        return await read_range(self, name, start, end)
+
     monkeypatch.setattr(RemoteStore, "read", counted)
+    monkeypatch.setattr(RemoteStore, "read_range", counted_range)
     return names
+
+
+def image_pack_of(objects: dict[str, bytes]) -> tuple[str, list[list[Any]], bytes]:
+    """The images' pack: its name, its index's list ([sha256, size] each) and its bytes."""
+    (index,) = (key for key in objects if key.endswith("/" + remote_tier.IMAGES))
+    listed = json.loads(objects[index])
+    assert listed["v"] == remote_tier.IMAGES_VERSION
+    folder = index.removesuffix(remote_tier.IMAGES)
+    name = f"{folder}{remote_tier.IMAGE_PACKS}/{listed['pack']}"
+    return name, listed["images"], objects[name]
+
+
+def covered(ranges: list[str], size: int) -> bool:
+    """Whether ranged reads (``name@start-end``) cover bytes 0 to ``size`` once each."""
+    spans = sorted(tuple(map(int, r.rsplit("@", 1)[1].split("-"))) for r in ranges)
+    return (
+        spans[0][0] == 0
+        and spans[-1][1] == size
+        and all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+    )
 
 
 def pack_of(objects: dict[str, bytes]) -> tuple[str, dict[str, Any]]:
@@ -71,17 +98,28 @@ def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
     writer = build(site, "main", monkeypatch, cache_write=True)
     assert writer.downloads > 0
     objects = bucket.objects()
-    # The local layout: blobs by SHA-256 and JSON records, under the service's folder, and
-    # the pack of the records the build used; no snapshot, no usage state, no token.
+    # The local layout: blobs by SHA-256 and JSON records, under the service's folder, the
+    # pack of the records the build used and the images' pack (its index, and the pack named
+    # by its SHA-256); no snapshot, no usage state, no token.
+    pack_name, listed, image_pack = image_pack_of(objects)
     assert objects and all(
-        key.split("/")[2] in ("blobs", "records") or key.endswith("/" + remote_tier.PACK)
+        key.split("/")[2] in ("blobs", "records")
+        or key.endswith(("/" + remote_tier.PACK, "/" + remote_tier.IMAGES))
+        or key == pack_name
         for key in objects
     ), sorted(objects)
     for key, data in objects.items():
         if key.split("/")[2] == "blobs":
             assert hashlib.sha256(data).hexdigest() == key.rsplit("/", 1)[1]
-        else:
+        elif key != pack_name:
             assert json.loads(data)["v"] == 1
+    # The images' pack: each image the records name, once, end to end, in the index's order.
+    assert pack_name.endswith(f"/{hashlib.sha256(image_pack).hexdigest()}.bin")
+    assert [sha for sha, _size in listed] == sorted(_shas(pack_of(objects)[1]))
+    assert image_pack == b"".join(
+        objects[next(k for k in objects if k.endswith(f"/blobs/{sha[:2]}/{sha}"))]
+        for sha, _size in listed
+    )
     issued = sandbox.issued_tokens()
     assert issued and not any(
         token.encode() in data for token in issued for data in objects.values()
@@ -104,10 +142,14 @@ def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
     assert fresh.remote_hits == writer.downloads
     assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
     assert shared_warnings(fresh) == []
-    # Its records came in one read (the pack); then one read per image.
-    assert sorted(name.split("/", 1)[1] for name in asked) == sorted(
-        [remote_tier.PACK] + [f"blobs/{sha[:2]}/{sha}" for sha in _shas(packed)]
+    # Its records came in one read (the pack), its images in a few ranged reads of the
+    # images' pack, each byte once; no image alone.
+    ranged = [name for name in asked if "@" in name]
+    assert sorted(name.split("/", 1)[1] for name in asked if "@" not in name) == sorted(
+        [remote_tier.PACK, remote_tier.IMAGES]
     )
+    assert ranged and {name.rsplit("@", 1)[0] for name in ranged} == {pack_name.split("/", 1)[1]}
+    assert covered(ranged, len(image_pack))
     assert bucket.objects() == objects  # a reader writes nothing
 
 
@@ -285,11 +327,115 @@ def test_two_runners_writing_at_once_leave_a_consistent_store(
             if record["key"].startswith("variant:"):
                 blob = f"{key.split('/records/')[0]}/blobs/{record['value']['sha256'][:2]}/"
                 assert blob + record["value"]["sha256"] in objects
-    # The pack is one writer's, whole: each of its images is there.
+    # The pack is one writer's, whole: each of its images is there; so is the images' pack
+    # its index names, true to its name and to the index.
     name, packed = pack_of(objects)
     folder = name.removesuffix(remote_tier.PACK)
     assert all(f"{folder}blobs/{sha[:2]}/{sha}" in objects for sha in _shas(packed))
+    pack_name, listed, image_pack = image_pack_of(objects)
+    assert pack_name.endswith(f"/{hashlib.sha256(image_pack).hexdigest()}.bin")
+    assert sum(size for _sha, size in listed) == len(image_pack)
     sandbox.reset_stats()
     build(site, "pr-1", monkeypatch)
     assert sum(sandbox.stats.values()) == 0
     assert same_tree(site.parent / "out-a", site.parent / "out-pr-1")
+
+
+def test_a_trusted_build_writes_the_images_pack_again_only_when_its_images_change(
+    site: Path, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    before = bucket.objects()
+    first, listed, _data = image_pack_of(before)
+    # Another trusted runner building the same images: the index lists them already.
+    build(site, "main-2", monkeypatch, cache_write=True)
+    after = bucket.objects()
+    assert image_pack_of(after)[0] == first
+    assert [k for k in after if f"/{remote_tier.IMAGE_PACKS}/" in k] == [first]
+
+    # A page shows one more variant: a new images' pack, the index names it; the old one
+    # stays (a build never deletes from the shared tier).
+    page = site / "content" / "articles" / "autumn-walk.md"
+    page.write_text(
+        page.read_text().replace(
+            '<% media_image 104 "medium" %>',
+            '<% media_image 104 thumb %>\n<% media_image 104 "medium" %>',
+        )
+    )
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    second, relisted, data = image_pack_of(objects)
+    assert second != first and first in objects
+    assert len(relisted) == len(listed) + 1
+    assert second.endswith(f"/{hashlib.sha256(data).hexdigest()}.bin")
+
+
+def test_an_image_the_images_pack_gives_wrong_is_read_alone_with_one_warning(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    name, listed, data = image_pack_of(objects)
+    # One byte of the third image changed (its signature still right, its SHA-256 not).
+    sha, size = listed[2]
+    at = sum(s for _sha, s in listed[:2]) + size // 2
+    bucket.put(name, data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :])
+    sandbox.reset_stats()
+    asked = reads(monkeypatch)
+    fresh = build(site, "pr-1", monkeypatch)
+    assert sum(sandbox.stats.values()) == 0  # the image came alone from the remote
+    assert [n.rsplit("/", 1)[1] for n in asked if "/blobs/" in n] == [sha]
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    (warning,) = shared_warnings(fresh)
+    assert "held 1 entry that failed the checks" in warning
+
+    # An index that is not one this version wrote: one warning, the images one by one.
+    index = next(k for k in objects if k.endswith("/" + remote_tier.IMAGES))
+    bucket.put(index, b'{"v": 1, "pack": "../../records/x.bin", "images": []}')
+    sandbox.reset_stats()
+    asked = reads(monkeypatch)
+    again = build(site, "pr-2", monkeypatch)
+    assert sum(sandbox.stats.values()) == 0
+    assert len([n for n in asked if "/blobs/" in n]) == len(listed)
+    assert not [n for n in asked if "@" in n]
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-2")
+    (warning,) = shared_warnings(again)
+    assert "held 1 entry that failed the checks" in warning
+
+
+SHA = "ab" * 32
+LIMIT = remote_tier.IMAGE_PACK_LIMIT
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        None,
+        [],
+        {"v": 2, "pack": f"{SHA}.bin", "images": []},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [], "more": 1},
+        {"v": 1, "pack": "../../blobs/ab/x.bin", "images": []},
+        {"v": 1, "pack": f"{SHA}.exe", "images": []},
+        {"v": 1, "pack": f"{SHA.upper()}.bin", "images": []},
+        {"v": 1, "pack": f"{SHA}.bin", "images": {}},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA]]},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [["ab", 10]]},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 0]]},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, -5]]},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, True]]},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 10.0]]},
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 1001]]},  # more than a blob may weigh
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 1000]] * (LIMIT // 1000 + 1)},
+    ],
+)  # fmt: skip
+def test_an_images_index_this_version_did_not_write_is_none(index: Any) -> None:
+    assert remote_tier.images_index(index, max_blob_bytes=1000) is None
+
+
+def test_an_images_index_places_each_image_after_the_one_before() -> None:
+    other = "cd" * 32
+    index = remote_tier.images_index(
+        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 10], [other, 5]]}, max_blob_bytes=1000
+    )
+    assert index is not None and index.name == f"{SHA}.bin"
+    assert index.at == {SHA: (0, 10), other: (10, 5)}
