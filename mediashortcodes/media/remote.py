@@ -64,7 +64,7 @@ class Objects(Protocol):
         """The object's bytes from ``start`` to ``end`` (at most; fewer at its end);
         FileNotFoundError when there is none."""
 
-    async def put(self, name: str, data: bytes, *, create: bool) -> None:
+    async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
         """Store it whole; with ``create``, FileExistsError when it is there already."""
 
     async def aclose(self) -> None: ...
@@ -143,7 +143,7 @@ class RemoteStore:
         self.stats.hits += 1
         return bytes(data) if len(data) == end - start else None
 
-    async def write(self, name: str, data: bytes, *, create: bool) -> bool:
+    async def write(self, name: str, data: bytes | bytearray, *, create: bool) -> bool:
         """Store ``data`` at ``name`` in one PUT; with ``create``, only if nothing is there
         yet (a conditional write where the store has them): the object already there stays.
         Whether the object is there now (False: not written, or the remote failed)."""
@@ -264,7 +264,7 @@ class S3Objects:
         except NotFoundError:
             raise FileNotFoundError(name) from None
 
-    async def put(self, name: str, data: bytes, *, create: bool) -> None:
+    async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
         import obstore
         from obstore.exceptions import AlreadyExistsError, PreconditionError
 
@@ -307,7 +307,7 @@ class FsspecObjects:
     async def get(self, name: str, end: int, start: int = 0) -> bytes:
         return bytes(await self._fs._cat_file(f"{self._root}/{name}", start=start, end=end))
 
-    async def put(self, name: str, data: bytes, *, create: bool) -> None:
+    async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
         mode = "create" if create else "overwrite"
         await self._fs._pipe_file(f"{self._root}/{name}", data, mode=mode)
 

@@ -356,13 +356,12 @@ class RemoteTier:
             name = f"{self._prefix}{IMAGE_PACKS}/{there.name}"
             if await self.store.read_range(name, 0, 1) is not None:
                 return
-        parts = []
+        data = bytearray()  # built in place: a large site's pack is held once, not twice
         for found in images:
-            data = self.blob_bytes(found)
-            if data is None:
+            blob = self.blob_bytes(found)
+            if blob is None:
                 return
-            parts.append(data)
-        data = b"".join(parts)
+            data += blob
         name = f"{hashlib.sha256(data).hexdigest()}.bin"
         if await self.store.write(f"{self._prefix}{IMAGE_PACKS}/{name}", data, create=True):
             index = schema.dumps({"v": IMAGES_VERSION, "pack": name, "images": listed})

@@ -39,6 +39,32 @@ async def test_a_blob_is_written_only_if_absent_and_a_record_is_replaced(bucket:
     assert store.stats.writes == 3
 
 
+async def test_a_ranged_read_gives_exactly_its_bytes_or_nothing(bucket: Bucket) -> None:
+    bucket.put("p/pack.bin", bytes(range(100)))
+    store = remote(bucket)
+    try:
+        assert await store.read_range("pack.bin", 10, 20) == bytes(range(10, 20))
+        assert await store.read_range("pack.bin", 90, 110) is None  # the object is shorter
+        assert await store.read_range("absent.bin", 0, 10) is None
+    finally:
+        await store.aclose()
+    assert store.stats.failures == 0
+
+
+async def test_a_write_says_whether_the_object_is_there(bucket: Bucket) -> None:
+    store = remote(bucket, write=True)
+    try:
+        assert await store.write("blobs/ab/abc.png", b"first", create=True)
+        assert await store.write("blobs/ab/abc.png", b"second", create=True)  # there: kept
+    finally:
+        await store.aclose()
+    reader = remote(bucket)
+    try:
+        assert not await reader.write("records/r.json", b"x", create=False)  # may not write
+    finally:
+        await reader.aclose()
+
+
 async def test_a_read_only_store_sends_no_write(bucket: Bucket) -> None:
     store = remote(bucket)
     try:
