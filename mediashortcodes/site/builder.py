@@ -54,7 +54,7 @@ from .resources import draft_folders, resources_of
 from .runtime import cyclic_gc_paused, rendered_pages_frozen
 from .static_files import check_resources, check_static, copy_files
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
-from .workers import Workers, render_in_workers, workers_for
+from .workers import Workers, start_workers, workers_for
 
 if TYPE_CHECKING:
     from ..media.remote_tier import RemoteTier
@@ -196,10 +196,8 @@ class SiteBuilder:
         default ``sources``: the whole site). In ``--workers`` processes when there are many."""
         site = self.site_variables(sources if listed is None else listed)
         # Some pages again (serve's update_pages) write in place here: one process.
-        workers = workers_for(self.options.workers, len(sources)) if listed is None else 1
-        if workers > 1:
-            rendered, self._workers = render_in_workers(self, sources, site, workers)
-            return rendered
+        if self._workers is not None and listed is None:  # forked as the pages were read
+            return self._workers.render(self, site)
         rendered = self.render_pages(sources, site)
         self.warnings += self.undefined_prints.warnings()
         return rendered
@@ -352,7 +350,7 @@ class SiteBuilder:
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
-        found = pages_mod.discover(content, unreadable, self.warnings, others)
+        found = self._read_pages(content, unreadable, others)
         sources = [s for s in found if not s.draft]
         self._resources = resources_of(others, draft_folders(found, content))
         # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
@@ -380,6 +378,24 @@ class SiteBuilder:
             result.output = self.output
         result.seconds = time.perf_counter() - started
         return result
+
+    def _read_pages(
+        self, content: Path, unreadable: list[Problem], others: list[str]
+    ) -> list[pages_mod.PageSource]:
+        """Every page of ``content``, drafts too (see ``pages_mod.discover``): with
+        ``--workers``, each process reads the run of pages it renders (site/workers.py)."""
+        listing = pages_mod.list_pages(content, self.warnings, others)
+        own = listing.files
+        workers = workers_for(self.options.workers, len(own))
+        if workers > 1:
+            own, self._workers = start_workers(self, content, listing, workers)
+        found = pages_mod.load_pages(content, own, unreadable)
+        if self._workers is not None:
+            self._workers.own_pages = found
+            theirs, unread = self._workers.loaded()
+            found = found + theirs
+            unreadable += unread
+        return found
 
     def _start_head_start(self) -> HeadStart | None:
         """A fresh runner's head start on the shared tier's images (site/head_start.py)."""

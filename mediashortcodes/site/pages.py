@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from urllib.parse import quote
 import yaml
 
 from ..errors import ConfigError, Problem, place
-from .sources import skipped_warning, source_files
+from .sources import SourceFiles, skipped_warning, source_files
 
 DEFAULT_TEMPLATE = "page.html"
 
@@ -87,6 +88,23 @@ def display_path(path: Path) -> str:
     except ValueError:  # another drive on Windows
         return str(path)
     return str(path) if relative.startswith("..") else relative
+
+
+def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
+    """:func:`display_path` of ``folder / name`` for many names, from the folder's relative
+    path worked out once (each ``relpath`` asks for the working directory again)."""
+    try:
+        relative = os.path.relpath(folder)
+    except ValueError:  # another drive on Windows
+        relative = ".."
+    if relative.startswith(".."):
+        return lambda _name, path: display_path(path)
+
+    def shown(name: str, path: Path) -> str:
+        joined = os.path.normpath(os.path.join(relative, *name.split("/")))
+        return str(path) if joined.startswith("..") else joined
+
+    return shown
 
 
 def url_path_for(relative: Path) -> str:
@@ -176,8 +194,9 @@ def key_line(text: str, key: str) -> int:
     return 1
 
 
-def load_page(path: Path, content_dir: Path) -> PageSource:
-    shown = display_path(path)
+def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSource:
+    """``shown``: its :func:`display_path`, when the caller knows it already."""
+    shown = shown or display_path(path)
     try:
         # utf-8-sig drops the byte order mark Windows editors write, which would otherwise
         # hide the opening --- (and the front matter with it). It is no line: numbers hold.
@@ -292,6 +311,14 @@ def discover(
     each one is a line in ``warnings``. ``others`` receives the other regular files (posix
     paths under the content directory), which the builder publishes beside the pages.
     """
+    return load_pages(content_dir, list_pages(content_dir, warnings, others).files, problems)
+
+
+def list_pages(
+    content_dir: Path, warnings: list[Problem] | None = None, others: list[str] | None = None
+) -> SourceFiles:
+    """The Markdown files under the content directory (posix paths under it, in path order,
+    with their sizes), as :func:`discover` reads them; the rest as it says."""
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
@@ -304,12 +331,21 @@ def discover(
     if warnings is not None:
         shown = display_path(content_dir)
         warnings += [skipped_warning(shown, name) for name in found.skipped]
+    return found
+
+
+def load_pages(
+    content_dir: Path, names: list[str], problems: list[Problem] | None = None
+) -> list[PageSource]:
+    """The pages ``names`` (posix paths under the content directory), as :func:`discover`
+    reads them (``problems`` as it says)."""
     pages = []
-    for name in found.files:
+    shown = _display_paths_under(content_dir)
+    for name in names:
         path = content_dir / name
         try:
             check_page_path(name, path)
-            pages.append(load_page(path, content_dir))
+            pages.append(load_page(path, content_dir, shown(name, path)))
         except PageError as exc:
             if problems is None:
                 raise

@@ -30,6 +30,7 @@ class SourceFiles:
 
     files: list[str] = field(default_factory=list)  # regular files
     skipped: list[str] = field(default_factory=list)  # links and other non-regular entries
+    sizes: dict[str, int] = field(default_factory=dict)  # each regular file's size
 
 
 def source_files(root: Path, suffix: str = "") -> SourceFiles:
@@ -48,11 +49,13 @@ def source_files(root: Path, suffix: str = "") -> SourceFiles:
                 continue
             path = os.path.join(folder, name)
             try:
-                mode = os.lstat(path).st_mode
+                info = os.lstat(path)
             except OSError:  # gone meanwhile
                 continue
+            mode = info.st_mode
             if stat.S_ISREG(mode):
                 found.files.append(prefix + name)
+                found.sizes[prefix + name] = info.st_size
             elif not stat.S_ISLNK(mode) or os.path.exists(path):
                 found.skipped.append(prefix + name)
     found.files.sort()

@@ -1,21 +1,26 @@
 """Pages rendered and written by several processes: ``build --workers N``.
 
-The pages are cut into N runs of consecutive pages of about equal text. The builder forks
-N - 1 workers and renders the first run itself; each worker renders its run with the
-builder it inherited (Markdown, then the layout, a marker for each shortcode), keeps the
-HTML, and sends back what resolving needs: its shortcodes, problems, warnings and which page
-used which shortcode. The builder takes them in page order, so it holds exactly what one
-process would have recorded (site/markers.py, ``DeferredRenderer.absorb``), resolves every
-reference once for the whole site, and sends each worker the HTML of its shortcodes; the
-workers write their pages into the staging folder while the builder publishes the media.
+The pages are cut into N runs of consecutive pages of about equal text (their files'
+sizes). The builder forks N - 1 workers as soon as it has listed the pages, and reads and
+renders the first run itself; each worker reads its run (front matter and all, so that
+reading too is done N at a time) and sends the pages back, for the checks and the ``site``
+variables every layout gets, which the builder sends each worker once it has read them all.
+Each worker then renders its run with the builder it inherited (Markdown, then the layout,
+a marker for each shortcode), keeps the HTML, and sends back what resolving needs: its
+shortcodes, problems, warnings and which page used which shortcode. The builder takes them
+in page order, so it holds exactly what one process would have recorded (site/markers.py,
+``DeferredRenderer.absorb``), resolves every reference once for the whole site, and sends
+each worker the HTML of its shortcodes; the workers write their pages into the staging
+folder while the builder publishes the media.
 The output is byte for byte the same for any N.
 
 Whatever a worker meets is the build's: a content problem is listed as ever; a worker that
 dies or fails stops the build before the staging folder is swapped in, so the previous
-output stays as it was. Workers are forked: the modules and compiled layouts are already
-loaded, and nothing is pickled on the way in. A process is forked only while it runs a
-single thread (a thread holding a lock at the fork would leave it locked in the child), and
-only where ``fork`` is safe: elsewhere (Windows, macOS) the build runs in one process.
+output stays as it was. Workers are forked: the modules and the builder are already
+loaded, and nothing but the ``site`` variables is pickled on the way in. A process is
+forked only while it runs a single thread (a thread holding a lock at the fork would leave
+it locked in the child), and only where ``fork`` is safe: elsewhere (Windows, macOS) the
+build runs in one process.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
 
     from .builder import RenderedPage, SiteBuilder
     from .pages import PageSource
+    from .sources import SourceFiles
     from .template_problems import OnPage
 
 # Below this many pages per process, forking costs more than it saves (the example site
@@ -75,9 +81,10 @@ def workers_for(requested: int | None, pages: int) -> int:
     return max(1, min(requested, pages))
 
 
-def runs_of(sources: list[PageSource], n: int) -> list[slice]:
-    """``n`` runs of consecutive pages, of about equal text (Markdown is most of the work)."""
-    weights = [len(source.body) + 500 for source in sources]  # + the layout's share
+def runs_of(weights: list[int], n: int) -> list[slice]:
+    """``n`` runs of consecutive items of about equal ``weights`` (a page's text: Markdown is
+    most of the work)."""
+    weights = [weight + 500 for weight in weights]  # + the layout's share
     total = sum(weights)
     cuts = [0]
     done = 0
@@ -85,7 +92,7 @@ def runs_of(sources: list[PageSource], n: int) -> list[slice]:
         if done >= total * len(cuts) / n and len(cuts) < n and i > cuts[-1]:
             cuts.append(i)
         done += weight
-    cuts.append(len(sources))
+    cuts.append(len(weights))
     return [slice(a, b) for a, b in itertools.pairwise(cuts)]
 
 
@@ -107,9 +114,9 @@ class Rendered:
 class Worker:
     process: BaseProcess
     connection: Connection
-    run: slice
     first: str  # the first and last pages of its run, for messages
     last: str
+    sources: list[PageSource] = field(default_factory=list)  # the pages it renders
     table: list[int] = field(default_factory=list)  # its shortcode index -> the build's
 
     def receive(self) -> Any:
@@ -136,7 +143,51 @@ class Workers:
 
     def __init__(self) -> None:
         self.workers: list[Worker] = []
+        self.own_pages: list[PageSource] = []  # the pages this process read, drafts too
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
+
+    def loaded(self) -> tuple[list[PageSource], list[Problem]]:
+        """The pages the workers read, drafts too, in order, and those they could not."""
+        pages: list[PageSource] = []
+        problems: list[Problem] = []
+        try:
+            for worker in self.workers:
+                theirs, unread = worker.receive()
+                worker.sources = [page for page in theirs if not page.draft]
+                pages += theirs
+                problems += unread
+        except BaseException:
+            self.close()
+            raise
+        return pages, problems
+
+    def render(self, builder: SiteBuilder, site: dict[str, Any]) -> list[RenderedPage]:
+        """Render every page, N at a time: the rendered pages in order (the workers' without
+        their HTML, which the workers keep)."""
+        try:
+            for worker in self.workers:
+                worker.connection.send(site)
+            self.own = builder.render_pages([p for p in self.own_pages if not p.draft], site)
+            rendered = list(self.own)
+            undefined = builder.undefined_prints.take()
+            for worker in self.workers:
+                report: Rendered = worker.receive()
+                worker.table, uses = builder.deferred.absorb(
+                    report.shortcodes,
+                    report.by_value,
+                    report.problems,
+                    report.on_pages,
+                    report.page_uses,
+                )
+                part = worker.sources
+                rendered += [_page_held_elsewhere(part[k], uses[j]) for k, j in report.pages]
+                builder.warnings += report.warnings
+                undefined += report.undefined
+            builder.warnings += builder.undefined_prints.warnings(undefined)
+        except BaseException:
+            self.close()
+            raise
+        return rendered
 
     def write(
         self, staging: Path, html_by_index: list[str], element_ids: Mapping[int, str]
@@ -165,16 +216,16 @@ class Workers:
         self.workers = []
 
 
-def render_in_workers(
-    builder: SiteBuilder, sources: list[PageSource], site: dict[str, Any], n: int
-) -> tuple[list[RenderedPage], Workers]:
-    """Render ``sources`` in ``n`` processes (this one included); the rendered pages in
-    order (the workers' without their HTML, which the workers keep) and the workers."""
+def start_workers(
+    builder: SiteBuilder, content: Path, listing: SourceFiles, n: int
+) -> tuple[list[str], Workers]:
+    """Fork ``n - 1`` workers, each reading a run of the pages ``listing`` names (see the
+    module's docstring); the names this process reads itself, and the workers."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
-    runs = runs_of(sources, n)
-    _load_templates(builder, sources)  # compiled once, inherited by every worker
+    names = listing.files
+    runs = runs_of([listing.sizes.get(name, 0) for name in names], n)
     for stream in (sys.stdout, sys.stderr):  # or a worker would write what is buffered again
         with contextlib.suppress(AttributeError, OSError, ValueError):
             stream.flush()
@@ -183,35 +234,16 @@ def render_in_workers(
         for run in runs[1:]:
             ours, theirs = context.Pipe()
             process = context.Process(
-                target=_work, args=(builder, sources[run], site, theirs), daemon=True
+                target=_work, args=(builder, content, names[run], theirs), daemon=True
             )
             process.start()
             theirs.close()
-            part = sources[run]
-            pool.workers.append(
-                Worker(process, ours, run, part[0].display_path, part[-1].display_path)
-            )
-        pool.own = builder.render_pages(sources[runs[0]], site)
-        rendered = list(pool.own)
-        undefined = builder.undefined_prints.take()
-        for worker in pool.workers:
-            report: Rendered = worker.receive()
-            worker.table, uses = builder.deferred.absorb(
-                report.shortcodes,
-                report.by_value,
-                report.problems,
-                report.on_pages,
-                report.page_uses,
-            )
-            part = sources[worker.run]
-            rendered += [_page_held_elsewhere(part[k], uses[j]) for k, j in report.pages]
-            builder.warnings += report.warnings
-            undefined += report.undefined
-        builder.warnings += builder.undefined_prints.warnings(undefined)
+            part = names[run]
+            pool.workers.append(Worker(process, ours, part[0], part[-1]))
     except BaseException:
         pool.close()
         raise
-    return rendered, pool
+    return names[runs[0]], pool
 
 
 def _page_held_elsewhere(source: PageSource, used: set[int]) -> RenderedPage:
@@ -220,21 +252,20 @@ def _page_held_elsewhere(source: PageSource, used: set[int]) -> RenderedPage:
     return RenderedPage(source, "", used)
 
 
-def _load_templates(builder: SiteBuilder, sources: list[PageSource]) -> None:
-    """Compile the layouts the pages name before forking; a broken one is left to the page
-    that uses it, which records the problem as it would in one process."""
-    for name in {source.template for source in sources}:
-        try:
-            builder.env.get_template(name)
-        except Exception:
-            continue
+def _work(builder: SiteBuilder, content: Path, names: list[str], connection: Connection) -> None:
+    """A worker: read the pages ``names``, send them; render them with the ``site`` it is
+    sent, report; then write them or stop."""
+    from .pages import load_pages
 
-
-def _work(
-    builder: SiteBuilder, sources: list[PageSource], site: dict[str, Any], connection: Connection
-) -> None:
-    """A worker: render ``sources``, report, then write them or stop."""
+    known = len(builder.warnings)  # the builder's before the fork: its own to give
     try:
+        unread: list[Problem] = []
+        pages = load_pages(content, names, unread)
+        connection.send(("loaded", (pages, unread)))
+        site = connection.recv()
+        if site is None:  # the build stopped before rendering
+            return
+        sources = [page for page in pages if not page.draft]
         rendered = builder.render_pages(sources, site)
         deferred = builder.deferred
         index = {id(source): k for k, source in enumerate(sources)}
@@ -249,7 +280,7 @@ def _work(
                     on_pages=deferred.on_pages,
                     page_uses=deferred.page_uses,
                     pages=[(index[id(page.source)], uses[id(page.used)]) for page in rendered],
-                    warnings=builder.warnings,
+                    warnings=builder.warnings[known:],
                     undefined=builder.undefined_prints.take(),
                 ),
             )

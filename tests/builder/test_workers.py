@@ -137,3 +137,31 @@ def test_a_problem_a_worker_finds_is_listed_as_in_one_process_and_nothing_is_wri
         listings.append(done.stderr.replace(str(broken), "SITE"))
     assert "unknown key 'widht'" in listings[1]
     assert listings[0] == listings[1]
+
+
+def test_the_workers_read_their_pages_and_the_build_says_what_one_process_says(
+    site: Path, environment: dict[str, str], tmp_path: Path
+) -> None:
+    odd = tmp_path / "site"
+    shutil.copytree(site, odd)
+    (odd / "content" / "linked.md").symlink_to(odd / "content" / LAST_PAGE)  # one warning
+    said = []
+    for workers in ("1", "2"):
+        done = build(odd, tmp_path / f"out-{workers}", environment, "--workers", workers)
+        assert done.returncode == 0, done.stderr
+        said.append(done.stderr.rsplit(" in ", 1)[0].replace(str(odd), "SITE"))
+    assert said[0].count("a symlink or not a regular file: skipped") == 1
+    assert said[0] == said[1]
+    assert tree(tmp_path / "out-1") == tree(tmp_path / "out-2")
+
+    # A page of the worker's run that cannot be read: listed as ever, exit 2, nothing written.
+    page = odd / "content" / LAST_PAGE
+    page.write_text("---\ndraft: yes please\n---\n" + page.read_text())
+    listings = []
+    for workers in ("1", "2"):
+        done = build(odd, tmp_path / f"stopped-{workers}", environment, "--workers", workers)
+        assert done.returncode == 2, done.stderr
+        assert not (tmp_path / f"stopped-{workers}").exists()
+        listings.append(done.stderr.replace(str(odd), "SITE"))
+    assert "draft must be true or false" in listings[1]
+    assert listings[0] == listings[1]
