@@ -59,6 +59,7 @@ TARGET_EXAMPLE_WARM_S = 0.20
 TARGET_HELP_S = 0.15
 COLD_SLACK = 1.5
 RSS_SAMPLE_SECONDS = 0.01
+PSS_EVERY = 5  # a PSS sample every 50 ms
 EXAMPLE = HERE.parent / "example_site"
 
 
@@ -82,6 +83,7 @@ class Build:
     client_imported: bool = False
     workers: int = 1
     rss_all_mb: float = 0.0  # the largest sum of the build's and its workers' RSS, sampled
+    pss_all_mb: float = 0.0  # the same with PSS: pages the processes share counted once
 
 
 class SandboxProcess:
@@ -207,7 +209,7 @@ def run_build(
     process = subprocess.Popen(
         args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=site
     )
-    with sampling_rss(process.pid) as rss:
+    with sampling_rss(process.pid) as (rss, pss):
         stdout, stderr = process.communicate()
     process_seconds = time.perf_counter() - began
     if process.returncode != 0:
@@ -229,27 +231,36 @@ def run_build(
         client_imported=figures["client_imported"],
         workers=figures.get("workers", 1),
         rss_all_mb=max(rss, default=figures["peak_rss_mb"]),
+        pss_all_mb=max(pss, default=figures["peak_rss_mb"]),
     )
 
 
 @contextlib.contextmanager
-def sampling_rss(pid: int) -> Iterator[list[float]]:
+def sampling_rss(pid: int) -> Iterator[tuple[list[float], list[float]]]:
     """Sample the resident memory of ``pid`` and its descendants (the build's workers), summed,
-    every RSS_SAMPLE_SECONDS from outside the build; yields the samples in MB. Linux only
-    (``/proc``); elsewhere no sample, and the build's own peak stands in."""
+    every RSS_SAMPLE_SECONDS from outside the build; yields the samples in MB: RSS, and PSS
+    (every PSS_EVERY-th sample: the kernel walks the page tables for it), in which a page
+    that forked processes share counts once, split between them. Linux only (``/proc``);
+    elsewhere no sample, and the build's own peak stands in."""
     samples: list[float] = []
+    proportional: list[float] = []
     done = threading.Event()
 
     def sample() -> None:
-        while not done.wait(RSS_SAMPLE_SECONDS):
-            total = sum(_rss_kib(p) for p in _process_tree(pid))
+        for n in itertools.count():
+            if done.wait(RSS_SAMPLE_SECONDS):
+                return
+            tree = _process_tree(pid)
+            total = sum(_rss_kib(p) for p in tree)
             if total:
                 samples.append(total / 1024)
+            if n % PSS_EVERY == 0 and (shared := sum(_pss_kib(p) for p in tree)):
+                proportional.append(shared / 1024)
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
     try:
-        yield samples
+        yield samples, proportional
     finally:
         done.set()
         thread.join()
@@ -266,6 +277,16 @@ def _process_tree(pid: int) -> list[int]:
             pass
         i += 1
     return tree
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _rss_kib(pid: int) -> int:
@@ -459,6 +480,7 @@ def summarise(
             3,
         ),
         "warm_rss_all_mb": round(max(b.rss_all_mb for b in builds["warm"]), 1),
+        "warm_pss_all_mb": round(max(b.pss_all_mb for b in builds["warm"]), 1),
         **{key: round(value, 3) for key, value in (startup or {}).items()},
         "cold_process_s": round(median("cold", "process_seconds"), 3),
         "warm_process_s": round(median("warm", "process_seconds"), 3),
@@ -540,7 +562,8 @@ def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
         f"downloads          {f['distinct_downloads']} for {f['distinct_variants']} distinct "
         f"variants  {ok[t['each_variant_downloaded_once']]}",
         f"peak RSS           {f['peak_rss_mb']:.1f} MB (warm {f['warm_rss_mb']:.1f} MB; warm,"
-        f" all processes together {f['warm_rss_all_mb']:.1f} MB)",
+        f" all processes together {f['warm_rss_all_mb']:.1f} MB,"
+        f" PSS {f['warm_pss_all_mb']:.1f} MB)",
     ]
     if "example_warm_wall_s" in f:
         lines += [
