@@ -379,6 +379,7 @@ class SiteBuilder:
         result.seconds = time.perf_counter() - started
         return result
 
+    @cyclic_gc_paused()
     def _read_pages(
         self, content: Path, unreadable: list[Problem], others: list[str]
     ) -> list[pages_mod.PageSource]:

@@ -26,6 +26,7 @@ build runs in one process.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import pickle
@@ -257,6 +258,9 @@ def _work(builder: SiteBuilder, content: Path, names: list[str], connection: Con
     sent, report; then write them or stop."""
     from .pages import load_pages
 
+    # The worker keeps everything it makes until it ends and makes no cyclic garbage: the
+    # collector would only re-scan live pages (site/runtime.py), so it stays off here.
+    gc.disable()
     known = len(builder.warnings)  # the builder's before the fork: its own to give
     try:
         unread: list[Problem] = []
