@@ -45,9 +45,16 @@ Locate = Callable[[int], tuple[int, int]]
 """Maps an offset in the scanned text to a 1-based (line, column) in the real file."""
 
 
+# A large site holds a Location and a Shortcode for each of its tens of thousands of places:
+# slots, not a __dict__ each (about 190 bytes less a place). Frozen classes with slots are
+# pickled field by field (the workers send their places back): see __getstate__.
+
+
 @dataclass(frozen=True)
 class Location:
     """Where a shortcode starts: 1-based line and column; col 0 means "column unknown"."""
+
+    __slots__ = ("col", "line", "path")
 
     path: str
     line: int
@@ -56,10 +63,22 @@ class Location:
     def __str__(self) -> str:
         return place(self.path, self.line, self.col)
 
+    def __getstate__(self) -> tuple[str, int, int]:
+        return self.path, self.line, self.col
+
+    def __setstate__(self, state: tuple[str, int, int]) -> None:
+        for name, value in zip(("path", "line", "col"), state, strict=True):
+            object.__setattr__(self, name, value)
+
+
+_SHORTCODE_FIELDS = ("name", "file_id", "format", "options", "location", "source")
+
 
 @dataclass(frozen=True)
 class Shortcode:
     """One valid shortcode. Options keep the order written; values are unquoted."""
+
+    __slots__ = (*_SHORTCODE_FIELDS, "_crop", "_hash")
 
     name: str
     file_id: int
@@ -73,16 +92,20 @@ class Shortcode:
         # hash of all fields is worked out once. It is not pickled (see __getstate__).
         # Equal shortcodes have the same text and place, whose strings cache their own hashes.
         try:
-            return self.__dict__["_hash"]  # type: ignore[no-any-return]
-        except KeyError:
+            return self._hash  # type: ignore[no-any-return]
+        except AttributeError:
             loc = self.location
             value = hash((self.source, loc.path, loc.line, loc.col))
             object.__setattr__(self, "_hash", value)
             return value
 
-    def __getstate__(self) -> dict[str, object]:
+    def __getstate__(self) -> tuple[object, ...]:
         # The hash of text differs between processes: an unpickled copy works it out again.
-        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_crop")}
+        return tuple(getattr(self, name) for name in _SHORTCODE_FIELDS)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        for name, value in zip(_SHORTCODE_FIELDS, state, strict=True):
+            object.__setattr__(self, name, value)
 
     def option(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``; ``""`` (e.g. a decorative ``alt=""``) differs from absent."""
@@ -97,8 +120,8 @@ class Shortcode:
         # Asked several times for each of a site's thousands of shortcodes: worked out once,
         # kept like the hash (functools.cached_property takes a lock on every first read).
         try:
-            return self.__dict__["_crop"]  # type: ignore[no-any-return]
-        except KeyError:
+            return self._crop  # type: ignore[no-any-return]
+        except AttributeError:
             crop = crop_of(self.options)
             object.__setattr__(self, "_crop", crop)
             return crop
