@@ -280,19 +280,18 @@ def _process_tree(pid: int) -> list[int]:
 
 
 def _pss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    return _proc_kib(f"/proc/{pid}/smaps_rollup", "Pss:")
 
 
 def _rss_kib(pid: int) -> int:
+    return _proc_kib(f"/proc/{pid}/status", "VmRSS:")
+
+
+def _proc_kib(path: str, field: str) -> int:
+    """The kB figure of ``field`` in a /proc file (0 when the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(field):
                 return int(line.split()[1])
     except (OSError, ValueError, IndexError):
         pass

@@ -119,20 +119,16 @@ class RemoteStore:
         """The object's bytes, cut at ``limit + 1`` (so a caller's checks see it is too long
         without downloading all of it); None if it is absent or the remote failed (counted,
         and warned about once)."""
-        try:
-            # A ranged read: an object far larger than anything we write is never downloaded.
-            data = await self._call(lambda: self._objects.get(name, limit + 1), "reads")
-        except (FileNotFoundError, _Skipped):
-            return None
-        except Exception as exc:
-            self._failed(exc)
-            return None
-        self.stats.hits += 1
-        return bytes(data)
+        # A ranged read: an object far larger than anything we write is never downloaded.
+        return await self._get(name, 0, limit + 1)
 
     async def read_range(self, name: str, start: int, end: int) -> bytes | None:
         """Bytes ``start`` to ``end`` of the object (one ranged GET); None when it is absent,
         shorter than that, or the remote failed (counted, and warned about once)."""
+        data = await self._get(name, start, end)
+        return data if data is not None and len(data) == end - start else None
+
+    async def _get(self, name: str, start: int, end: int) -> bytes | None:
         try:
             data = await self._call(lambda: self._objects.get(name, end, start), "reads")
         except (FileNotFoundError, _Skipped):
@@ -141,7 +137,7 @@ class RemoteStore:
             self._failed(exc)
             return None
         self.stats.hits += 1
-        return bytes(data) if len(data) == end - start else None
+        return bytes(data)
 
     async def write(self, name: str, data: bytes | bytearray, *, create: bool) -> bool:
         """Store ``data`` at ``name`` in one PUT; with ``create``, only if nothing is there

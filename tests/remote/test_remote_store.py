@@ -148,7 +148,7 @@ class _Refusing:
     async def set_up(self) -> None:
         return None
 
-    async def get(self, name: str, end: int) -> bytes:
+    async def get(self, name: str, end: int, start: int = 0) -> bytes:
         raise PermissionError(f"access denied for key {self.secret} at s3://b/p/{name}?X-Sig=abc")
 
 
