@@ -20,14 +20,14 @@ prefix per site keeps it the site's own. Runners of an older version never read 
 
 A fresh runner then needs every image the pack names: one GET per image (793 on W1) would
 still make its wait the images' count x the remote's latency / concurrency. So a trusted
-build also writes the *images' pack*: the images it used, end to end, in one object named by
-the SHA-256 of its bytes (never changed once written), and its index
-(``packs/images-v1.json``: that name, each image's SHA-256 and size, in order), after the
-pack, last. A fresh runner reads the index with the pack and the images in a few ranged GETs
-of about a megabyte (:meth:`RemoteTier.fetch_pack_blobs`); each image cut from them is
-checked in full, exactly as one that came alone, and one that fails (or that the images'
-pack lacks) is read alone. A trusted build whose images are those the index lists writes
-neither again.
+build also writes the *images' packs*: the images it used, end to end, in 16 objects (by the
+first digit of their SHA-256, so that a new image changes one of them), each named by the
+SHA-256 of its bytes (never changed once written), and their index (``packs/images-v1.json``:
+each pack's name, and each image's SHA-256 and size, in order), after the pack, last. A
+fresh runner reads the index with the pack and the images in a few ranged GETs of about a
+megabyte (:meth:`RemoteTier.fetch_pack_blobs`); each image cut from them is checked in full,
+exactly as one that came alone, and one that fails (or that no images' pack holds) is read
+alone. A trusted build writes only the images' packs the index does not list already.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
 PACK = "packs/records-v1.json"
 PACK_VERSION = 1
 PACK_LIMIT = min(MAX_RECORD_BYTES, 128 * 1024 * 1024)
-# The images' pack: its index (a new format gets a new name, as the pack's), the folder of
-# the packs themselves (each named by its SHA-256), and the most one may weigh: a site whose
-# images weigh more gets none, and a fresh runner reads them one by one.
+# The images' packs: their index (a new format gets a new name, as the pack's), the folder
+# of the packs themselves (each named by its SHA-256), and the most they may weigh together:
+# a site whose images weigh more gets none, and a fresh runner reads them one by one.
 IMAGES = "packs/images-v1.json"
 IMAGES_VERSION = 1
 IMAGE_PACKS = "packs/images"
@@ -240,28 +240,30 @@ class RemoteTier:
         wanted: dict[str, schema.Stored],
         keep: Callable[[schema.Stored, bytes], bool],
     ) -> set[str]:
-        """The SHA-256s of the ``wanted`` images kept from the images' pack, read in ranges
+        """The SHA-256s of the ``wanted`` images kept from the images' packs, read in ranges
         (see RANGE_*); an image whose bytes there fail ``keep``'s checks is remote damage."""
         here = sorted(
-            (index.at[sha][0], found)
+            (*index.at[sha][:2], found)
             for sha, found in wanted.items()
-            if sha in index.at and index.at[sha][1] == found.size
+            if sha in index.at and index.at[sha][2] == found.size
         )
-        total = sum(found.size for _at, found in here)
+        total = sum(found.size for _pack, _at, found in here)
         most = min(RANGE_MOST, max(RANGE_LEAST, total // max(1, self.store.jobs)))
-        ranges: list[list[tuple[int, schema.Stored]]] = []
-        for at, found in here:
-            if ranges:
-                first, (last, previous) = ranges[-1][0][0], ranges[-1][-1]
+        ranges: list[tuple[str, list[tuple[int, schema.Stored]]]] = []
+        for pack, at, found in here:
+            if ranges and ranges[-1][0] == pack:
+                part = ranges[-1][1]
+                first, (last, previous) = part[0][0], part[-1]
                 if at - (last + previous.size) <= RANGE_GAP and at + found.size - first <= most:
-                    ranges[-1].append((at, found))
+                    part.append((at, found))
                     continue
-            ranges.append([(at, found)])
-        name = f"{self._prefix}{IMAGE_PACKS}/{index.name}"
+            ranges.append((pack, [(at, found)]))
 
-        async def bring(part: list[tuple[int, schema.Stored]]) -> list[str]:
-            start = part[0][0]
-            data = await self.store.read_range(name, start, part[-1][0] + part[-1][1].size)
+        async def bring(pack: str, part: list[tuple[int, schema.Stored]]) -> list[str]:
+            start, name = part[0][0], f"{IMAGE_PACKS}/{pack}"
+            data = await self.store.read_range(
+                self._prefix + name, start, part[-1][0] + part[-1][1].size
+            )
             if data is None:
                 return []
             kept = []
@@ -269,10 +271,11 @@ class RemoteTier:
                 if keep(found, data[at - start : at - start + found.size]):
                     kept.append(found.sha256)
                 else:
-                    self.damaged.append(f"{IMAGE_PACKS}/{index.name}#{found.sha256}")
+                    self.damaged.append(f"{name}#{found.sha256}")
             return kept
 
-        return {sha for kept in await asyncio.gather(*map(bring, ranges)) for sha in kept}
+        done = await asyncio.gather(*(bring(pack, part) for pack, part in ranges))
+        return {sha for kept in done for sha in kept}
 
     async def _read_images(self) -> ImagesIndex | None:
         """The images' pack's index (one GET per build); None when there is none or it is
@@ -341,31 +344,53 @@ class RemoteTier:
         await self._write_image_pack(used)
 
     async def _write_image_pack(self, used: dict[str, Any]) -> None:
-        """Write the images of ``used`` as one images' pack, then its index, unless the
-        index there lists them already and its pack is there (two small reads), or they
-        weigh more than IMAGE_PACK_LIMIT, or one of them is not whole here."""
+        """Write the images of ``used`` as images' packs, then their index: each pack the
+        index lists already, and that is there (a one-byte read), is kept as it is. None when
+        they weigh more than IMAGE_PACK_LIMIT, or one of them is not whole here."""
         images = sorted(
             {found.sha256: found for r in used.values() if (found := self._image_of(r))}.values(),
             key=lambda found: found.sha256,
         )
-        listed = [[found.sha256, found.size] for found in images]
         if not images or sum(found.size for found in images) > IMAGE_PACK_LIMIT:
             return
+        groups: dict[str, list[schema.Stored]] = {}
+        for found in images:  # by the first digit: a new image changes one pack of 16
+            groups.setdefault(found.sha256[0], []).append(found)
         there = await self._read_images()
-        if there is not None and there.listed == listed:
-            name = f"{self._prefix}{IMAGE_PACKS}/{there.name}"
-            if await self.store.read_range(name, 0, 1) is not None:
-                return
+        known = {} if there is None else {_listing(images): name for name, images in there.packs}
+        listed = {digit: [[f.sha256, f.size] for f in group] for digit, group in groups.items()}
+
+        async def pack_of(digit: str) -> str | None:
+            name = await self._still_there(known.get(_listing(listed[digit])))
+            return name or await self._write_one_pack(groups[digit])
+
+        names = await asyncio.gather(*map(pack_of, groups))
+        if None in names:
+            return
+        packs = [{"pack": name, "images": listed[d]} for d, name in zip(groups, names, strict=True)]
+        if there is None or [p["pack"] for p in packs] != [p[0] for p in there.packs]:
+            index = schema.dumps({"v": IMAGES_VERSION, "packs": packs})
+            await self.store.write(self._prefix + IMAGES, index, create=False)
+
+    async def _still_there(self, name: str | None) -> str | None:
+        """``name``, if that images' pack is in the remote (its first byte read)."""
+        if name is None:
+            return None
+        found = await self.store.read_range(f"{self._prefix}{IMAGE_PACKS}/{name}", 0, 1)
+        return name if found is not None else None
+
+    async def _write_one_pack(self, images: list[schema.Stored]) -> str | None:
+        """One images' pack of ``images``, written; its name, or None when one of them is not
+        whole here or the remote did not take it."""
         data = bytearray()  # built in place: a large site's pack is held once, not twice
         for found in images:
             blob = self.blob_bytes(found)
             if blob is None:
-                return
+                return None
             data += blob
         name = f"{hashlib.sha256(data).hexdigest()}.bin"
-        if await self.store.write(f"{self._prefix}{IMAGE_PACKS}/{name}", data, create=True):
-            index = schema.dumps({"v": IMAGES_VERSION, "pack": name, "images": listed})
-            await self.store.write(self._prefix + IMAGES, index, create=False)
+        written = await self.store.write(f"{self._prefix}{IMAGE_PACKS}/{name}", data, create=True)
+        return name if written else None
 
     async def aclose(self) -> None:
         await self.store.aclose()
@@ -373,36 +398,51 @@ class RemoteTier:
 
 @dataclass(frozen=True)
 class ImagesIndex:
-    """The images' pack's index, checked: the pack's name and where each image is in it."""
+    """The images' packs' index, checked: each pack's name and list, and where each image is."""
 
-    name: str  # <sha256 of the pack>.bin
-    listed: list[list[Any]]  # [sha256, size] of each image, in the pack's order
-    at: dict[str, tuple[int, int]]  # sha256 -> (offset, size)
+    packs: list[tuple[str, list[list[Any]]]]  # (<sha256 of the pack>.bin, [[sha256, size]...])
+    at: dict[str, tuple[str, int, int]]  # sha256 -> (its pack's name, offset, size)
 
 
 def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
-    """The index as a trusted build of this version writes it, or None: a name of the pack's
-    form, each image a lower-case SHA-256 and a size a blob may have, IMAGE_PACK_LIMIT in all."""
-    if type(value) is not dict or len(value) != 3 or value.get("v") != IMAGES_VERSION:
+    """The index as a trusted build of this version writes it, or None: each pack's name of
+    the form its SHA-256 gives, each image a lower-case SHA-256 and a size a blob may have,
+    IMAGE_PACK_LIMIT in all."""
+    if type(value) is not dict or len(value) != 2 or value.get("v") != IMAGES_VERSION:
         return None
-    name, listed = value.get("pack"), value.get("images")
-    if type(name) is not str or not name.endswith(".bin") or not _is_sha256(name[:-4]):
+    packs = value.get("packs")
+    if type(packs) is not list:
         return None
-    if type(listed) is not list:
-        return None
-    at: dict[str, tuple[int, int]] = {}
-    offset = 0
-    for entry in listed:
-        if type(entry) is not list or len(entry) != 2:
+    checked: list[tuple[str, list[list[Any]]]] = []
+    at: dict[str, tuple[str, int, int]] = {}
+    total = 0
+    for pack in packs:
+        if type(pack) is not dict or len(pack) != 2:
             return None
-        sha, size = entry
-        if not _is_sha256(sha) or type(size) is not int or not 0 < size <= max_blob_bytes:
+        name, listed = pack.get("pack"), pack.get("images")
+        if type(name) is not str or not name.endswith(".bin") or not _is_sha256(name[:-4]):
             return None
-        at.setdefault(sha, (offset, size))
-        offset += size
-        if offset > IMAGE_PACK_LIMIT:
+        if type(listed) is not list:
             return None
-    return ImagesIndex(name, listed, at)
+        offset = 0
+        for entry in listed:
+            if type(entry) is not list or len(entry) != 2:
+                return None
+            sha, size = entry
+            if not _is_sha256(sha) or type(size) is not int or not 0 < size <= max_blob_bytes:
+                return None
+            at.setdefault(sha, (name, offset, size))
+            offset += size
+            total += size
+            if total > IMAGE_PACK_LIMIT:
+                return None
+        checked.append((name, listed))
+    return ImagesIndex(checked, at)
+
+
+def _listing(images: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
+    """An images' pack's list ([sha256, size] each) as a key."""
+    return tuple(tuple(entry) for entry in images)
 
 
 def _is_sha256(value: Any) -> bool:

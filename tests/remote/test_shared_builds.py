@@ -65,24 +65,37 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
-def image_pack_of(objects: dict[str, bytes]) -> tuple[str, list[list[Any]], bytes]:
-    """The images' pack: its name, its index's list ([sha256, size] each) and its bytes."""
+def image_packs_of(objects: dict[str, bytes]) -> dict[str, tuple[list[list[Any]], bytes]]:
+    """The images' packs in the index's order, by their names in the bucket: each one's list
+    ([sha256, size] each) and bytes."""
     (index,) = (key for key in objects if key.endswith("/" + remote_tier.IMAGES))
     listed = json.loads(objects[index])
     assert listed["v"] == remote_tier.IMAGES_VERSION
     folder = index.removesuffix(remote_tier.IMAGES)
-    name = f"{folder}{remote_tier.IMAGE_PACKS}/{listed['pack']}"
-    return name, listed["images"], objects[name]
+    packs = {f"{folder}{remote_tier.IMAGE_PACKS}/{p['pack']}": p["images"] for p in listed["packs"]}
+    return {name: (images, objects[name]) for name, images in packs.items()}
 
 
-def covered(ranges: list[str], size: int) -> bool:
-    """Whether ranged reads (``name@start-end``) cover bytes 0 to ``size`` once each."""
-    spans = sorted(tuple(map(int, r.rsplit("@", 1)[1].split("-"))) for r in ranges)
-    return (
-        spans[0][0] == 0
-        and spans[-1][1] == size
-        and all(a[1] == b[0] for a, b in itertools.pairwise(spans))
-    )
+def covered(ranges: list[str], packs: dict[str, tuple[list[list[Any]], bytes]]) -> bool:
+    """Whether ranged reads (``name@start-end``) cover each of ``packs`` once, byte for byte
+    (the reads' names are the bucket's without its first folder)."""
+    spans: dict[str, list[tuple[int, ...]]] = {}
+    for read in ranges:
+        name, _, span = read.rpartition("@")
+        spans.setdefault(name, []).append(tuple(map(int, span.split("-"))))
+    if set(spans) != {name.split("/", 1)[1] for name in packs}:
+        return False
+    for name, (_images, data) in packs.items():
+        parts = sorted(spans[name.split("/", 1)[1]])
+        if parts[0][0] != 0 or parts[-1][1] != len(data):
+            return False
+        if not all(a[1] == b[0] for a, b in itertools.pairwise(parts)):
+            return False
+    return True
+
+
+def blob_bytes(objects: dict[str, bytes], sha: str) -> bytes:
+    return objects[next(k for k in objects if k.endswith(f"/blobs/{sha[:2]}/{sha}"))]
 
 
 def pack_of(objects: dict[str, bytes]) -> tuple[str, dict[str, Any]]:
@@ -99,27 +112,29 @@ def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
     assert writer.downloads > 0
     objects = bucket.objects()
     # The local layout: blobs by SHA-256 and JSON records, under the service's folder, the
-    # pack of the records the build used and the images' pack (its index, and the pack named
-    # by its SHA-256); no snapshot, no usage state, no token.
-    pack_name, listed, image_pack = image_pack_of(objects)
+    # pack of the records the build used and the images' packs (their index, and the packs
+    # each named by its SHA-256); no snapshot, no usage state, no token.
+    packs = image_packs_of(objects)
     assert objects and all(
         key.split("/")[2] in ("blobs", "records")
         or key.endswith(("/" + remote_tier.PACK, "/" + remote_tier.IMAGES))
-        or key == pack_name
+        or key in packs
         for key in objects
     ), sorted(objects)
     for key, data in objects.items():
         if key.split("/")[2] == "blobs":
             assert hashlib.sha256(data).hexdigest() == key.rsplit("/", 1)[1]
-        elif key != pack_name:
+        elif key not in packs:
             assert json.loads(data)["v"] == 1
-    # The images' pack: each image the records name, once, end to end, in the index's order.
-    assert pack_name.endswith(f"/{hashlib.sha256(image_pack).hexdigest()}.bin")
-    assert [sha for sha, _size in listed] == sorted(_shas(pack_of(objects)[1]))
-    assert image_pack == b"".join(
-        objects[next(k for k in objects if k.endswith(f"/blobs/{sha[:2]}/{sha}"))]
-        for sha, _size in listed
+    # The images' packs: each image the records name, once, end to end, in the index's
+    # order, those whose SHA-256 starts with one digit in one pack.
+    assert sorted(sha for images, _data in packs.values() for sha, _size in images) == sorted(
+        _shas(pack_of(objects)[1])
     )
+    for name, (images, data) in packs.items():
+        assert name.endswith(f"/{hashlib.sha256(data).hexdigest()}.bin")
+        assert len({sha[0] for sha, _size in images}) == 1
+        assert data == b"".join(blob_bytes(objects, sha) for sha, _size in images)
     issued = sandbox.issued_tokens()
     assert issued and not any(
         token.encode() in data for token in issued for data in objects.values()
@@ -144,12 +159,10 @@ def test_a_fresh_runner_builds_from_the_remote_without_asking_the_service(
     assert shared_warnings(fresh) == []
     # Its records came in one read (the pack), its images in a few ranged reads of the
     # images' pack, each byte once; no image alone.
-    ranged = [name for name in asked if "@" in name]
     assert sorted(name.split("/", 1)[1] for name in asked if "@" not in name) == sorted(
         [remote_tier.PACK, remote_tier.IMAGES]
     )
-    assert ranged and {name.rsplit("@", 1)[0] for name in ranged} == {pack_name.split("/", 1)[1]}
-    assert covered(ranged, len(image_pack))
+    assert covered([name for name in asked if "@" in name], packs)
     assert bucket.objects() == objects  # a reader writes nothing
 
 
@@ -327,34 +340,34 @@ def test_two_runners_writing_at_once_leave_a_consistent_store(
             if record["key"].startswith("variant:"):
                 blob = f"{key.split('/records/')[0]}/blobs/{record['value']['sha256'][:2]}/"
                 assert blob + record["value"]["sha256"] in objects
-    # The pack is one writer's, whole: each of its images is there; so is the images' pack
-    # its index names, true to its name and to the index.
+    # The pack is one writer's, whole: each of its images is there; so are the images'
+    # packs its index names, each true to its name and to the index.
     name, packed = pack_of(objects)
     folder = name.removesuffix(remote_tier.PACK)
     assert all(f"{folder}blobs/{sha[:2]}/{sha}" in objects for sha in _shas(packed))
-    pack_name, listed, image_pack = image_pack_of(objects)
-    assert pack_name.endswith(f"/{hashlib.sha256(image_pack).hexdigest()}.bin")
-    assert sum(size for _sha, size in listed) == len(image_pack)
+    for pack_name, (images, data) in image_packs_of(objects).items():
+        assert pack_name.endswith(f"/{hashlib.sha256(data).hexdigest()}.bin")
+        assert data == b"".join(blob_bytes(objects, sha) for sha, _size in images)
     sandbox.reset_stats()
     build(site, "pr-1", monkeypatch)
     assert sum(sandbox.stats.values()) == 0
     assert same_tree(site.parent / "out-a", site.parent / "out-pr-1")
 
 
-def test_a_trusted_build_writes_the_images_pack_again_only_when_its_images_change(
+def test_a_trusted_build_writes_only_the_images_packs_its_new_images_change(
     site: Path, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build(site, "main", monkeypatch, cache_write=True)
-    before = bucket.objects()
-    first, listed, _data = image_pack_of(before)
+    first = image_packs_of(bucket.objects())
     # Another trusted runner building the same images: the index lists them already.
     build(site, "main-2", monkeypatch, cache_write=True)
     after = bucket.objects()
-    assert image_pack_of(after)[0] == first
-    assert [k for k in after if f"/{remote_tier.IMAGE_PACKS}/" in k] == [first]
+    assert list(image_packs_of(after)) == list(first)
+    assert sorted(k for k in after if f"/{remote_tier.IMAGE_PACKS}/" in k) == sorted(first)
 
-    # A page shows one more variant: a new images' pack, the index names it; the old one
-    # stays (a build never deletes from the shared tier).
+    # A page shows one more variant: one new images' pack (the one its SHA-256 belongs in),
+    # the others as they were; the index names it, and the old one stays (a build never
+    # deletes from the shared tier).
     page = site / "content" / "articles" / "autumn-walk.md"
     page.write_text(
         page.read_text().replace(
@@ -364,10 +377,12 @@ def test_a_trusted_build_writes_the_images_pack_again_only_when_its_images_chang
     )
     build(site, "main", monkeypatch, cache_write=True)
     objects = bucket.objects()
-    second, relisted, data = image_pack_of(objects)
-    assert second != first and first in objects
-    assert len(relisted) == len(listed) + 1
-    assert second.endswith(f"/{hashlib.sha256(data).hexdigest()}.bin")
+    second = image_packs_of(objects)
+    (new,) = set(second) - set(first)
+    (old,) = set(first) - set(second)
+    assert old in objects
+    assert len(second[new][0]) == len(first[old][0]) + 1
+    assert new.endswith(f"/{hashlib.sha256(second[new][1]).hexdigest()}.bin")
 
 
 def test_an_image_the_images_pack_gives_wrong_is_read_alone_with_one_warning(
@@ -375,10 +390,11 @@ def test_an_image_the_images_pack_gives_wrong_is_read_alone_with_one_warning(
 ) -> None:
     build(site, "main", monkeypatch, cache_write=True)
     objects = bucket.objects()
-    name, listed, data = image_pack_of(objects)
-    # One byte of the third image changed (its signature still right, its SHA-256 not).
-    sha, size = listed[2]
-    at = sum(s for _sha, s in listed[:2]) + size // 2
+    name, (listed, data) = next(iter(image_packs_of(objects).items()))
+    # One byte in the middle of its first image changed (its signature still right, its
+    # SHA-256 not).
+    sha, size = listed[0]
+    at = size // 2
     bucket.put(name, data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :])
     sandbox.reset_stats()
     asked = reads(monkeypatch)
@@ -391,12 +407,12 @@ def test_an_image_the_images_pack_gives_wrong_is_read_alone_with_one_warning(
 
     # An index that is not one this version wrote: one warning, the images one by one.
     index = next(k for k in objects if k.endswith("/" + remote_tier.IMAGES))
-    bucket.put(index, b'{"v": 1, "pack": "../../records/x.bin", "images": []}')
+    bucket.put(index, b'{"v": 1, "packs": [{"pack": "../../records/x.bin", "images": []}]}')
     sandbox.reset_stats()
     asked = reads(monkeypatch)
     again = build(site, "pr-2", monkeypatch)
     assert sum(sandbox.stats.values()) == 0
-    assert len([n for n in asked if "/blobs/" in n]) == len(listed)
+    assert len([n for n in asked if "/blobs/" in n]) == len(_shas(pack_of(objects)[1]))
     assert not [n for n in asked if "@" in n]
     assert same_tree(site.parent / "out-main", site.parent / "out-pr-2")
     (warning,) = shared_warnings(again)
@@ -407,35 +423,47 @@ SHA = "ab" * 32
 LIMIT = remote_tier.IMAGE_PACK_LIMIT
 
 
+def index_of(*packs: Any) -> dict[str, Any]:
+    return {"v": 1, "packs": [{"pack": name, "images": images} for name, images in packs]}
+
+
 @pytest.mark.parametrize(
     "index",
     [
         None,
         [],
-        {"v": 2, "pack": f"{SHA}.bin", "images": []},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [], "more": 1},
-        {"v": 1, "pack": "../../blobs/ab/x.bin", "images": []},
-        {"v": 1, "pack": f"{SHA}.exe", "images": []},
-        {"v": 1, "pack": f"{SHA.upper()}.bin", "images": []},
-        {"v": 1, "pack": f"{SHA}.bin", "images": {}},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA]]},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [["ab", 10]]},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 0]]},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, -5]]},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, True]]},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 10.0]]},
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 1001]]},  # more than a blob may weigh
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 1000]] * (LIMIT // 1000 + 1)},
+        {"v": 2, "packs": []},
+        {"v": 1, "packs": [], "more": 1},
+        {"v": 1, "packs": {}},
+        {"v": 1, "packs": [[f"{SHA}.bin", []]]},
+        {"v": 1, "packs": [{"pack": f"{SHA}.bin", "images": [], "more": 1}]},
+        index_of(("../../blobs/ab/x.bin", [])),
+        index_of((f"{SHA}.exe", [])),
+        index_of((f"{SHA.upper()}.bin", [])),
+        index_of((f"{SHA}.bin", {})),
+        index_of((f"{SHA}.bin", [[SHA]])),
+        index_of((f"{SHA}.bin", [["ab", 10]])),
+        index_of((f"{SHA}.bin", [[SHA, 0]])),
+        index_of((f"{SHA}.bin", [[SHA, -5]])),
+        index_of((f"{SHA}.bin", [[SHA, True]])),
+        index_of((f"{SHA}.bin", [[SHA, 10.0]])),
+        index_of((f"{SHA}.bin", [[SHA, 1001]])),  # more than a blob may weigh
+        index_of(*[(f"{SHA}.bin", [[SHA, 1000]] * 1000)] * (LIMIT // 1_000_000 + 1)),
     ],
-)  # fmt: skip
+)
 def test_an_images_index_this_version_did_not_write_is_none(index: Any) -> None:
     assert remote_tier.images_index(index, max_blob_bytes=1000) is None
 
 
-def test_an_images_index_places_each_image_after_the_one_before() -> None:
-    other = "cd" * 32
+def test_an_images_index_places_each_image_in_its_pack_after_the_one_before() -> None:
+    other, third = "cd" * 32, "ef" * 32
     index = remote_tier.images_index(
-        {"v": 1, "pack": f"{SHA}.bin", "images": [[SHA, 10], [other, 5]]}, max_blob_bytes=1000
+        index_of((f"{SHA}.bin", [[SHA, 10], [other, 5]]), (f"{other}.bin", [[third, 7]])),
+        max_blob_bytes=1000,
     )
-    assert index is not None and index.name == f"{SHA}.bin"
-    assert index.at == {SHA: (0, 10), other: (10, 5)}
+    assert index is not None
+    assert index.at == {
+        SHA: (f"{SHA}.bin", 0, 10),
+        other: (f"{SHA}.bin", 10, 5),
+        third: (f"{other}.bin", 0, 7),
+    }
