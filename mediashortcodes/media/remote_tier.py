@@ -57,6 +57,7 @@ IMAGES = "packs/images-v1.json"
 IMAGES_VERSION = 1
 IMAGE_PACKS = "packs/images"
 IMAGE_PACK_LIMIT = 256 * 1024 * 1024
+IMAGES_LIMIT = 16 * 1024 * 1024  # the index: about 76 bytes an image (W1's: 60 kB)
 # One ranged read of the images' pack: at least this much (few requests), at most RANGE_MOST
 # (the head start holds at most ``jobs`` of them at once), and a gap of images the runner
 # has already is read over rather than split at when it is smaller than RANGE_GAP.
@@ -285,7 +286,7 @@ class RemoteTier:
         return await asyncio.shield(self._images)
 
     async def _load_images(self) -> ImagesIndex | None:
-        data = await self.store.read(self._prefix + IMAGES, limit=PACK_LIMIT)
+        data = await self.store.read(self._prefix + IMAGES, limit=IMAGES_LIMIT)
         if data is None:
             return None
         index = images_index(schema.loads(data), self._max_blob_bytes)
