@@ -45,7 +45,7 @@ def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
             main_task.cancel()
 
     previous = signal.getsignal(signal.SIGTERM)
-    with asyncio.Runner() as runner:
+    with asyncio.Runner() if hasattr(asyncio, "Runner") else _Runner() as runner:
         loop = runner.get_loop()
         takes_over = callable(previous) and _handles(loop, signal.SIGTERM, on_sigterm)
         try:
@@ -72,3 +72,37 @@ def _handles(loop: Any, signum: int, callback: Any) -> bool:
     except (NotImplementedError, RuntimeError, ValueError):
         return False
     return True
+
+
+class _Runner:
+    """What this module uses of ``asyncio.Runner`` (Python 3.11) for Python 3.10: a new loop
+    for the coroutine, and on the way out, as ``asyncio.run`` does, its tasks cancelled, its
+    async generators and default executor shut down, the loop closed."""
+
+    def __enter__(self) -> _Runner:
+        import asyncio
+
+        self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)
+        return self
+
+    def get_loop(self) -> Any:
+        return self._loop
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return self._loop.run_until_complete(coroutine)
+
+    def __exit__(self, *exc: object) -> None:
+        import asyncio
+
+        loop = self._loop
+        try:
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()

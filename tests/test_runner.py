@@ -1,0 +1,67 @@
+"""``run_returning``, a command's event loop: on Python 3.11's ``asyncio.Runner`` and, where
+there is none (Python 3.10), on the module's own stand-in; both are run here."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from typing import Any
+
+import pytest
+
+from mediashortcodes.client.runner import run_returning
+
+
+@pytest.fixture(params=["asyncio.Runner", "without it (Python 3.10)"])
+def python(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param != "asyncio.Runner":
+        monkeypatch.delattr(asyncio, "Runner", raising=False)
+    return str(request.param)
+
+
+def test_it_returns_the_result_and_leaves_no_task_behind(python: str) -> None:
+    cancelled = []
+
+    async def left_running() -> None:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    async def main() -> int:
+        asyncio.get_running_loop().create_task(left_running())
+        await asyncio.sleep(0)
+        return 42
+
+    assert run_returning(main()) == 42
+    assert cancelled == [True]
+
+
+def test_an_error_of_the_command_is_raised_as_it_is(python: str) -> None:
+    async def main() -> None:
+        raise ValueError("the command's own")
+
+    with pytest.raises(ValueError, match="the command's own"):
+        run_returning(main())
+
+
+def test_sigterm_stops_the_command_and_then_calls_the_programs_handler(python: str) -> None:
+    called = []
+
+    def programs_handler(signum: int, _frame: Any) -> None:
+        called.append(signum)
+        raise SystemExit(143)
+
+    async def main() -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.sleep(60)  # cancelled by the signal, not waited out
+
+    previous = signal.signal(signal.SIGTERM, programs_handler)
+    try:
+        with pytest.raises(SystemExit):
+            run_returning(main())
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert called == [signal.SIGTERM]
