@@ -65,3 +65,20 @@ def test_sigterm_stops_the_command_and_then_calls_the_programs_handler(python: s
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert called == [signal.SIGTERM]
+
+
+def test_ctrl_c_cancels_the_command_and_is_raised_once_it_has_stopped(python: str) -> None:
+    cancelled = []
+
+    async def main() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            await asyncio.sleep(60)  # cancelled by the signal, not waited out
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    with pytest.raises(KeyboardInterrupt):
+        run_returning(main())
+    assert cancelled == [True]  # the command stopped where it was, not inside another task
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

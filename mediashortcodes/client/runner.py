@@ -76,8 +76,9 @@ def _handles(loop: Any, signum: int, callback: Any) -> bool:
 
 class _Runner:
     """What this module uses of ``asyncio.Runner`` (Python 3.11) for Python 3.10: a new loop
-    for the coroutine, and on the way out, as ``asyncio.run`` does, its tasks cancelled, its
-    async generators and default executor shut down, the loop closed."""
+    for the coroutine; Ctrl-C cancels it and is then raised as KeyboardInterrupt (not raised
+    inside whichever task runs); on the way out, as ``asyncio.run`` does, its tasks
+    cancelled, its async generators and default executor shut down, the loop closed."""
 
     def __enter__(self) -> _Runner:
         import asyncio
@@ -90,7 +91,34 @@ class _Runner:
         return self._loop
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return self._loop.run_until_complete(coroutine)
+        import asyncio
+
+        task = self._loop.create_task(coroutine)
+        interrupted = False
+
+        def on_sigint(_signum: int, _frame: Any) -> None:
+            nonlocal interrupted
+            if interrupted or task.done():
+                raise KeyboardInterrupt
+            interrupted = True
+            task.cancel()
+            self._loop.call_soon_threadsafe(lambda: None)  # wake the loop to see it
+
+        takes_sigint = (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        )
+        if takes_sigint:
+            signal.signal(signal.SIGINT, on_sigint)
+        try:
+            return self._loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            if interrupted:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            if takes_sigint:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def __exit__(self, *exc: object) -> None:
         import asyncio
