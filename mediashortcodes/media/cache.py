@@ -404,11 +404,7 @@ class MediaCache:
         """Keep ``data`` as the blob of ``found`` if it is exactly that image (size, SHA-256,
         signature: what came from elsewhere is checked in full); False, keeping nothing,
         when it is not."""
-        if (
-            len(data) != found.size
-            or hashlib.sha256(data).hexdigest() != found.sha256
-            or not schema.head_fits(found.ext, data[:16])
-        ):
+        if not schema.is_image_of(found, data):
             return False
         self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
         return True
@@ -422,13 +418,7 @@ class MediaCache:
                 data = source.read(found.size + 1)
         except OSError:
             return None
-        if (
-            len(data) != found.size
-            or hashlib.sha256(data).hexdigest() != found.sha256
-            or not schema.head_fits(found.ext, data[:16])
-        ):
-            return None
-        return data
+        return data if schema.is_image_of(found, data) else None
 
     def has_blob(self, found: Stored) -> bool:
         """Whether the blob of ``found`` is here and fit to publish (the warm path's check)."""

@@ -11,6 +11,7 @@ else (another version's record, a damaged or planted one) is a miss, fetched aga
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import typing
@@ -30,6 +31,8 @@ __all__ = [
     "folders_value",
     "formats_value",
     "head_fits",
+    "is_image_of",
+    "is_sha256",
     "loads",
     "located_file",
     "opened",
@@ -206,6 +209,21 @@ def formats_value(value: Any) -> list[Format] | None:
 
 
 # -- blobs --------------------------------------------------------------------------------------
+
+
+def is_sha256(value: Any) -> bool:
+    """Whether ``value`` is a SHA-256 as the cache writes one: 64 lower-case hex digits."""
+    return type(value) is str and len(value) == 64 and not value.strip("0123456789abcdef")
+
+
+def is_image_of(found: Stored, data: bytes) -> bool:
+    """Whether ``data`` is exactly the image ``found`` records, checked in full: its size,
+    its SHA-256 and its type's signature (what comes from elsewhere, or goes elsewhere)."""
+    return (
+        len(data) == found.size
+        and hashlib.sha256(data).hexdigest() == found.sha256
+        and head_fits(found.ext, data[:16])
+    )
 
 
 def head_fits(ext: str, head: bytes) -> bool:

@@ -421,7 +421,7 @@ def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
         if type(pack) is not dict or len(pack) != 2:
             return None
         name, listed = pack.get("pack"), pack.get("images")
-        if type(name) is not str or not name.endswith(".bin") or not _is_sha256(name[:-4]):
+        if type(name) is not str or not name.endswith(".bin") or not schema.is_sha256(name[:-4]):
             return None
         if type(listed) is not list:
             return None
@@ -430,7 +430,7 @@ def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
             if type(entry) is not list or len(entry) != 2:
                 return None
             sha, size = entry
-            if not _is_sha256(sha) or type(size) is not int or not 0 < size <= max_blob_bytes:
+            if not schema.is_sha256(sha) or type(size) is not int or not 0 < size <= max_blob_bytes:
                 return None
             at.setdefault(sha, (name, offset, size))
             offset += size
@@ -444,10 +444,6 @@ def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
 def _listing(images: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
     """An images' pack's list ([sha256, size] each) as a key."""
     return tuple(tuple(entry) for entry in images)
-
-
-def _is_sha256(value: Any) -> bool:
-    return type(value) is str and len(value) == 64 and not value.strip("0123456789abcdef")
 
 
 def shared_tier(
