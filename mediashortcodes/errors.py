@@ -13,7 +13,7 @@
         └── InvalidResponseError    an answer we cannot read (bad JSON, wrong type, short body)
 
 Messages say what to do and never contain a secret: URLs pass through
-``mediashortcodes.redact`` before they reach a message.
+``mediashortcodes.client.redact`` before they reach a message.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ class PreviousMissing(ConfigError):
 
 
 class UsageClient(Protocol):
-    """The one API call reporting needs (``mediashortcodes.api.AsyncClient`` has it)."""
+    """The one API call reporting needs (``mediashortcodes.AsyncClient`` has it)."""
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None: ...
 
