@@ -11,7 +11,6 @@ Windows it stops the process).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import os
 import secrets
@@ -80,7 +79,7 @@ class Confined:
     By induction on a target's folders: a folder below ``root`` is accepted only as a real
     folder, never a link (this process just made it with ``mkdir``, which fails on any
     existing name, or ``lstat``, which does not follow a link, says it is a folder), so its
-    resolved path is ``resolved`` plus its relative path. The relative path has no absolute,
+    resolved path is the root's plus its relative path. The relative path has no absolute,
     empty or dots-only part (:func:`escapes`). The caller then writes the file without
     following a link at its name: ``O_EXCL``, a rename (:func:`write_atomic`) or a hard link
     that replaces a link found there (``media/store.publish_blob``).
@@ -100,11 +99,6 @@ class Confined:
         if create:
             os.makedirs(self.root, exist_ok=True)
         self._folders: set[str] = {""}  # relative folders proven real
-
-    @functools.cached_property
-    def resolved(self) -> Path:
-        """The root's resolved path, taken once."""
-        return Path(os.path.realpath(self.root))
 
     def folder(self, relative: str) -> Path:
         """The folder ``root/relative``, made where missing, every part proven a real folder."""

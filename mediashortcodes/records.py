@@ -165,8 +165,7 @@ class DownloadInfo:
 
 @dataclass(frozen=True)
 class Format:
-    """A predefined format. The spec does not show its record; we read id and name and
-    keep width/height when the service sends them."""
+    """A predefined format (the spec does not show its record): width and height if sent."""
 
     id: int
     name: str
@@ -224,11 +223,8 @@ class WebPage:
 
 @dataclass(frozen=True)
 class Usage:
-    """Body of ``POST /1/files/multiple/usages``.
-
-    ``removed`` is sent as the text ``"true"``/``"false"`` by default because the spec's
-    sample carries the text form; ``removed_as_bool`` switches to a JSON boolean.
-    """
+    """Body of ``POST /1/files/multiple/usages``; ``removed`` is sent as text, as in the
+    spec's sample, unless ``removed_as_bool``."""
 
     ids: tuple[int, ...]
     web: WebPage
@@ -282,9 +278,8 @@ def _effective_parent(folder: Folder, by_id: Mapping[int, Folder]) -> int | None
 
 
 def folder_tree(folders: Iterable[Folder]) -> list[FolderNode]:
-    """Nest the flat folder list by ``parent``; siblings keep the service's order, ties broken
-    by depth. A folder whose parent is not visible, or that sits in a parent cycle, is a
-    top-level folder rather than lost."""
+    """Nest the flat folder list by ``parent``, siblings in the service's order (then by
+    depth); a folder whose parent is not visible, or in a cycle, is top-level, not lost."""
     by_id: dict[int, Folder] = {}
     for folder in folders:
         by_id.setdefault(folder.id, folder)

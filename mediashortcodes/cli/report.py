@@ -21,11 +21,9 @@ if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
 
 
 def print_report(result: ReportResult, *, stdout: bool = True) -> int:
-    """Print a report's outcome (with ``--dry-run`` every body) and return the exit code.
-
-    ``build --report`` uses this too, so both commands say the same thing. ``stdout=False``
-    (``--format json``, whose stdout is the JSON): the warnings and failures only, on stderr.
-    """
+    """Print a report's outcome (with ``--dry-run`` every body), also for ``build
+    --report``, and return the exit code; ``stdout=False`` (``--format json``): the
+    warnings and failures only, on stderr."""
     from ..usage.reporting import USAGES_PATH
 
     for warning in result.warnings:
@@ -56,10 +54,8 @@ def run_report(
     previous_missing: str = "fail",
     outcome: Outcome | None = None,
 ) -> None:
-    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too).
-
-    ``outcome``: where the result goes for ``--format json`` (then nothing is printed on
-    stdout) or for annotations."""
+    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too);
+    ``outcome`` takes the result for ``--format json`` or annotations."""
     from ..usage.reporting import report_site, usage_warnings
 
     warnings = usage_warnings(config)
@@ -86,9 +82,8 @@ def run_report(
 
 
 def site_config(site: Path) -> tuple[Config, Path | None]:
-    """The config of SITE and where it is built: a MkDocs or Zensical project (its
-    ``mkdocs.yml``, ``site_url`` and ``site_dir``), a Pelican project (``pelicanconf.py``,
-    ``SITEURL``, ``OUTPUT_PATH``) or a site of the built-in builder."""
+    """The config of SITE and where it is built: a MkDocs or Zensical project, a Pelican
+    project or a site of the built-in builder."""
     from ..mkdocs.project import find_project
 
     project = find_project(site) if site.is_dir() else None

@@ -1,8 +1,5 @@
-"""The service commands: folders, files, search, formats and download.
-
-They read ``mediashortcodes.toml`` from SITE (or ``--site``) and the credentials from the
-environment (or run the sandbox when the config says so), print a readable table or
-``--json``, and exit 2 on a config problem and 3 when the service cannot be reached or refuses us.
+"""The service commands: folders, files, search, formats and download (a table or
+``--json``; the config of SITE, the credentials from the environment or the sandbox).
 """
 
 from __future__ import annotations
@@ -36,10 +33,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON f
 
 @contextmanager
 def unknown_id_is_a_usage_error() -> Iterator[None]:
-    """A FOLDER_ID or FILE_ID the service does not show is a wrong argument: exit 2, not 3.
-
-    Exit 3 is for a service that cannot be reached or refuses the credentials.
-    """
+    """A FOLDER_ID or FILE_ID the service does not show is a wrong argument: exit 2."""
     try:
         yield
     except NotFoundError as exc:
@@ -110,8 +104,8 @@ def formats(site: Path, as_json: bool) -> None:
 def complete_format(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    """Shell completion of FORMAT: ``original`` and the format names the site's cache holds
-    (a build or check lists them); completion asks the service nothing."""
+    """Shell completion of FORMAT: ``original`` and the format names in the site's cache
+    (completion asks the service nothing)."""
     names = ["original"]
     with contextlib.suppress(Exception):  # no site, no cache: original alone
         from ..media.cache import cache_for
