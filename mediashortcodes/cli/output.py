@@ -41,18 +41,15 @@ def _stderr() -> TextIO:
     return sys.stderr  # looked up each time: click's test runner swaps it
 
 
-def colour(stream: TextIO | None = None) -> bool:
-    """Whether to colour what goes to ``stream`` (stderr): a terminal, no CI, no NO_COLOR."""
-    stream = stream or _stderr()
-    if os.environ.get("NO_COLOR") or os.environ.get("CI"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
 def is_interactive() -> bool:
     """Whether a person watches stderr: a terminal, and no CI."""
-    return sys.stderr.isatty() and not os.environ.get("CI")
+    isatty = getattr(_stderr(), "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("CI")
+
+
+def colour() -> bool:
+    """Whether to colour stderr: a person watches it and NO_COLOR is not set."""
+    return not os.environ.get("NO_COLOR") and is_interactive()
 
 
 def quiet() -> bool:

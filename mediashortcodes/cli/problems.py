@@ -22,9 +22,7 @@ from ..errors import (
     Problem,
     ServiceError,
     exit_code_for,
-    message_for,
 )
-from .output import error_line
 
 if TYPE_CHECKING:
     from ..site.builder import BuildResult
@@ -127,13 +125,8 @@ class Outcome:
 
 
 def _code_of(exc: MediaShortcodesError) -> str:
-    if isinstance(exc, ConfigError):
-        return "config"
-    if isinstance(exc, ServiceError):
-        return "service"
-    if isinstance(exc, CacheMissError):
-        return "cache-miss"
-    return "content"
+    kinds = ((ConfigError, "config"), (ServiceError, "service"), (CacheMissError, "cache-miss"))
+    return next((code for kind, code in kinds if isinstance(exc, kind)), "content")
 
 
 def _as_dict(problem: Problem, severity: str) -> dict[str, Any]:
@@ -188,10 +181,7 @@ def reported(command: str, output_format: str) -> Iterator[Outcome]:
     except MediaShortcodesError as exc:
         outcome.stopped_by(exc)
         _emit(outcome, output_format)
-        if output_format != "json":
-            raise  # the error text as ever, from handle_errors
-        click.echo(error_line(message_for(exc)), err=True)  # the same words, on stderr
-        raise click.exceptions.Exit(outcome.exit_code) from None
+        raise  # the error on stderr and its exit code, from handle_errors
     except click.exceptions.Exit as exc:  # a report with failed pages: exit 1, listed
         outcome.exit_code = exc.exit_code
         _emit(outcome, output_format)

@@ -25,9 +25,6 @@ from .listing import files_text, folders_text, formats_text, to_json
 if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
     from ..client.sync_client import Client
 
-CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")
-REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
-
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
@@ -119,6 +116,8 @@ def complete_format(
 
 def crop_from_options(options: dict[str, Any], stretch: bool) -> Crop | None:
     """A Crop when any crop option is given; every required one must be then."""
+    from ..language.model import REQUIRED_CROP_KEYS
+
     given = {k: v for k, v in options.items() if v is not None}
     if not given and not stretch:
         return None
@@ -147,16 +146,6 @@ def format_from_spec(spec: str | None, client: Client) -> int:
             param_hint="FORMAT",
         )
     return found
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` so that ``path`` never holds a partial file."""
-    try:
-        write_atomic(path, data)
-    except OSError as exc:
-        raise CommandError(
-            f"cannot write {path}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG
-        ) from None
 
 
 @cli.command(short_help="Save one file: the original, a FORMAT or a custom crop.")
@@ -220,5 +209,10 @@ def download(
     if output.is_dir():
         label = "crop" if crop else re.sub(r"[^A-Za-z0-9_.-]+", "-", info.format or str(format_id))
         output = output / f"{file_id}-{label}.{info.filetype or image.extension}"
-    write_atomically(output, data)
+    try:
+        write_atomic(output, data)  # never a partial file at ``output``
+    except OSError as exc:
+        raise CommandError(
+            f"cannot write {output}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG
+        ) from None
     click.echo(f"wrote {output} ({len(data)} bytes, format {info.format or format_id})")
