@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,7 +16,6 @@ from .output import progress_bar, quiet, warn
 from .problems import Outcome, format_option, reported
 
 if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
-    from ..usage.manifest import Manifest
     from ..usage.reporting import ReportResult
 
 
@@ -41,39 +40,17 @@ def print_report(result: ReportResult, *, stdout: bool = True) -> int:
     return 0
 
 
-def run_report(
-    config: Config,
-    *,
-    manifest: Manifest | None = None,
-    output: Path | None = None,
-    state_path: Path | None = None,
-    previous: str | None = None,
-    dry_run: bool = False,
-    send_all: bool = False,
-    jobs: int = 8,
-    previous_missing: str = "fail",
-    outcome: Outcome | None = None,
-) -> None:
-    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too);
-    ``outcome`` takes the result for ``--format json`` or annotations."""
+def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
+    """Report (``options`` as :func:`report_site` takes them), print the outcome, and exit 1
+    when a page failed (``build --report`` too); ``outcome`` takes the result for
+    ``--format json`` or annotations."""
     from ..usage.reporting import report_site, usage_warnings
 
     warnings = usage_warnings(config)
     for warning in warnings:
         warn(warning)
     with progress_bar("reporting pages") as progress:
-        result = report_site(
-            config,
-            manifest=manifest,
-            output=output,
-            state_path=state_path,
-            previous=previous,
-            dry_run=dry_run,
-            send_all=send_all,
-            jobs=jobs,
-            progress=progress,
-            previous_missing=previous_missing,
-        )
+        result = report_site(config, progress=progress, **options)
     if outcome is not None:
         outcome.reported(result, warnings)
     code = print_report(result, stdout=outcome is None or not outcome.json)

@@ -461,24 +461,20 @@ def report_site(
         state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
     )
     result = run_returning(report_usage(config, manifest, client=None, dry_run=True, **options))
-    if not dry_run and not result.requests:  # nothing to send: the state is brought along
+    if not dry_run and result.requests:
+        from ..client.service import open_service
+
+        with open_service(config) as (served, credentials):
+            result = run_returning(_sent(served, credentials, manifest, progress, options))
+    elif not dry_run:  # nothing to send: the state is brought along, no service opened
         result = run_returning(report_usage(config, manifest, client=None, **options))
-    elif not dry_run:
-        result = _send(config, manifest, progress, options)
     return replace(result, warnings=notes + result.warnings)
 
 
-def _send(
-    config: Config, manifest: Manifest, progress: Any, options: dict[str, Any]
+async def _sent(
+    config: Config, credentials: Any, manifest: Manifest, progress: Any, options: dict[str, Any]
 ) -> ReportResult:
     from ..client.async_client import client_from_config
-    from ..client.service import open_service
 
-    async def run(service_config: Config, credentials: Any) -> ReportResult:
-        async with client_from_config(service_config, credentials) as client:
-            return await report_usage(
-                service_config, manifest, client=client, progress=progress, **options
-            )
-
-    with open_service(config) as (service_config, credentials):
-        return run_returning(run(service_config, credentials))
+    async with client_from_config(config, credentials) as client:
+        return await report_usage(config, manifest, client=client, progress=progress, **options)
