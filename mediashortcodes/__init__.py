@@ -1,11 +1,8 @@
 """Shortcodes for images and videos kept in the Media Asset Service.
 
-Authors write ``<% media_image 123 %>`` or ``<% media_video 456 %>``; at build time the
-package resolves them against the service, downloads images into the site, renders video
-embeds and reports on which page each file is used.
-
-The public names below are imported on first use, so ``import mediashortcodes`` (and the
-CLI's start-up) stays cheap.
+Authors write ``<% media_image 123 %>`` or ``<% media_video 456 %>``; a build resolves them
+against the service, downloads images into the site, renders video embeds and reports which
+page uses each file. The public names are imported on first use, so importing is cheap.
 """
 
 from __future__ import annotations
@@ -39,8 +36,7 @@ __all__ = ["__version__", *_PUBLIC]
 
 
 def _installed_version() -> str:
-    # importlib.metadata scans the installed distributions: tens of milliseconds that only
-    # --version and the HTTP client's User-Agent need, so it is looked up on first use.
+    # importlib.metadata scans the installed distributions (tens of milliseconds).
     from importlib.metadata import PackageNotFoundError, version
 
     try:

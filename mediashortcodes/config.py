@@ -1,7 +1,6 @@
 """Configuration: ``mediashortcodes.toml`` plus the environment (the contract of DESIGN.md).
-
-Credentials are read from the environment only; they never live in a file that gets
-committed. Every key has a default except the service URLs (or ``sandbox = true``).
+Credentials come from the environment only, never from a file that gets committed. Every
+key has a default except the service URLs (or ``sandbox = true``).
 """
 
 from __future__ import annotations
@@ -71,8 +70,8 @@ class ServiceConfig:
 
     @property
     def identity(self) -> str:
-        """The service as the usage state and ``cache info`` name it: ``sandbox`` for the
-        built-in one (its port changes every run), else the API's URL."""
+        """The service as the usage state names it: ``sandbox`` (its port changes every
+        run), else the API's URL."""
         return "sandbox" if self.sandbox else self.base_url.rstrip("/")
 
 
@@ -198,38 +197,14 @@ _SECTIONS: dict[str, type] = {
 
 SECTION_NAMES = tuple(_SECTIONS)  # the TOML's tables, in order
 
-_CHOICES = {
-    ("images", "gdpr"): ("fail", "warn", "ignore"),
-    ("build", "on_missing"): ("fail", "placeholder"),
-    ("video", "embed"): ("iframe", "script"),
-    ("video", "load"): ("eager", "click"),
-}
-# Lists of whole numbers (the other list settings hold text).
-_NUMBER_LISTS = {("images", "widths")}
-# Numbers outside these bounds would crash a build or make it wait forever for nothing.
-_POSITIVE = {
-    ("service", "timeout"),
-    ("service", "download_timeout"),
-    ("images", "max_bytes"),
-    ("build", "jobs"),
-    ("cache", "remote_timeout"),
-}
-_NOT_NEGATIVE = {
-    ("service", "max_retries"),
-    ("service", "retry_total_seconds"),
-    ("cache", "metadata_ttl"),
-}
 _TYPE_NAMES = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
-# Directories that must stay inside the output: a relative path without "..".
-_INSIDE_OUTPUT = {("site", "media_dir")}
 
 
 def remote_url_problem(url: str) -> str:
-    """Why ``url`` cannot name the remote cache ("" if it can): an fsspec URL with a scheme,
-    and no credentials in it (they come from the storage library's own chain)."""
+    """Why ``url`` cannot name the remote cache ("" if it can)."""
+    parts = urlsplit(url)
     if not url:
         return ""
-    parts = urlsplit(url)
     if "://" not in url or not re.fullmatch(r"[a-z][a-z0-9+.-]*", parts.scheme):
         return "must be a URL such as s3://bucket/prefix"
     if "@" in parts.netloc or parts.query:
@@ -242,36 +217,62 @@ def remote_url_problem(url: str) -> str:
 
 def endpoint_url_problem(url: str) -> str:
     """Why ``url`` cannot be an S3-compatible endpoint ("" if it can)."""
-    if not url:
-        return ""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+    if url and (parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc):
         return "must be an http(s) URL without credentials, such as https://s3.example.com"
     return ""
 
 
-_URLS = {
+def _positive(value: Any) -> str:
+    return "" if value > 0 else f"must be greater than 0, got {value!r}"
+
+
+def _not_negative(value: Any) -> str:
+    return "" if value >= 0 else f"must be 0 or more, got {value!r}"
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    return lambda value: (
+        "" if value in choices else f"must be one of {', '.join(choices)}; got {value!r}"
+    )
+
+
+def _inside_output(value: str) -> str:
+    path = PurePosixPath(value.replace("\\", "/"))
+    if value.strip() and not path.is_absolute() and ".." not in path.parts:
+        return ""
+    return (
+        'must be a folder inside the output, such as "media" (relative, without ".."), '
+        f"got {value!r}"
+    )
+
+
+# What a key's value must be beyond its type: "" when it is fine, else why not. Numbers out
+# of bounds would crash a build or make it wait forever; a URL's value is not repeated (it
+# may hold a credential).
+_CHECKS: dict[tuple[str, str], Callable[[Any], str]] = {
+    ("service", "timeout"): _positive,
+    ("service", "download_timeout"): _positive,
+    ("service", "max_retries"): _not_negative,
+    ("service", "retry_total_seconds"): _not_negative,
+    ("site", "media_dir"): _inside_output,
+    ("images", "gdpr"): _one_of("fail", "warn", "ignore"),
+    ("images", "max_bytes"): _positive,
+    ("build", "on_missing"): _one_of("fail", "placeholder"),
+    ("build", "jobs"): _positive,
+    ("video", "embed"): _one_of("iframe", "script"),
+    ("video", "load"): _one_of("eager", "click"),
+    ("cache", "metadata_ttl"): _not_negative,
     ("cache", "remote"): remote_url_problem,
     ("cache", "remote_endpoint"): endpoint_url_problem,
+    ("cache", "remote_timeout"): _positive,
 }
 
 
 def _check_value(name: str, key: str, value: Any, source: str) -> None:
-    if (name, key) in _POSITIVE and value <= 0:
-        raise ConfigError(f"{source}: [{name}] {key} must be greater than 0, got {value!r}")
-    if (name, key) in _NOT_NEGATIVE and value < 0:
-        raise ConfigError(f"{source}: [{name}] {key} must be 0 or more, got {value!r}")
-    if (name, key) in _URLS:
-        problem = _URLS[name, key](value)
-        if problem:  # the value is not repeated: it may hold a credential
-            raise ConfigError(f"{source}: [{name}] {key} {problem}")
-    if (name, key) in _INSIDE_OUTPUT:
-        path = PurePosixPath(value.replace("\\", "/"))
-        if not value.strip() or path.is_absolute() or ".." in path.parts:
-            raise ConfigError(
-                f"{source}: [{name}] {key} must be a folder inside the output, such as "
-                f'"media" (relative, without ".."), got {value!r}'
-            )
+    problem = _CHECKS[name, key](value) if (name, key) in _CHECKS else ""
+    if problem:
+        raise ConfigError(f"{source}: [{name}] {key} {problem}")
 
 
 def _widths(value: Any, source: str, what: str) -> tuple[int, ...]:
@@ -302,7 +303,7 @@ def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) 
             )
         default = getattr(cls(), key)
         expected = type(default)
-        if (name, key) in _NUMBER_LISTS:
+        if (name, key) == ("images", "widths"):  # the one list of numbers
             value = _widths(value, source, f"[{name}] {key}")
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -316,11 +317,6 @@ def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) 
             raise ConfigError(
                 f"{source}: [{name}] {key} must be {_TYPE_NAMES[expected]}, got {value!r}"
             )
-        choices = _CHOICES.get((name, key))
-        if choices and value not in choices:
-            raise ConfigError(
-                f"{source}: [{name}] {key} must be one of {', '.join(choices)}; got {value!r}"
-            )
         _check_value(name, key, value, source)
         values[key] = value
     return cls(**values)
@@ -329,10 +325,8 @@ def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) 
 def from_mapping(
     data: Mapping[str, Any], root: Path, source: str = "<settings>", text: str = ""
 ) -> Config:
-    """Build a Config from the TOML's keys (also used by Django's MEDIASHORTCODES dict).
-
-    ``text``, the TOML itself, lets an error name the line of the key it is about.
-    """
+    """Build a Config from the TOML's keys (also Django's MEDIASHORTCODES dict); ``text``,
+    the TOML itself, lets an error name the line of the key it is about."""
     lines = _key_lines(text)
 
     def where(section: str, key: str) -> str:
@@ -369,52 +363,46 @@ def _key_lines(text: str) -> dict[tuple[str, str], int]:
     return found
 
 
-def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
-    env = os.environ if env is None else env
-    changes = {
-        key: env[var].strip()
-        for key, var in (
-            ("base_url", ENV_BASE_URL),
-            ("player_url", ENV_PLAYER_URL),
-            ("static_url", ENV_STATIC_URL),
-        )
-        if env.get(var, "").strip()
-    }
-    config = config.with_service(**changes) if changes else config
-    return _cache_env(config, env)
-
-
 _TRUTHS = {
     **dict.fromkeys(("1", "true", "yes", "on"), True),
     **dict.fromkeys(("0", "false", "no", "off"), False),
 }
 
 
-def _cache_env(config: Config, env: Mapping[str, str]) -> Config:
-    """The cache's settings from the environment, checked like the file's."""
-    changes: dict[str, Any] = {}
-    for key, var in (("remote", ENV_CACHE_REMOTE), ("remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT)):
-        value = env.get(var, "").strip()
-        if value:
-            _check_value("cache", key, value, var)
+def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
+    """The service URLs and the cache's settings from the environment, checked like the
+    file's."""
+    env = os.environ if env is None else env
+    service: dict[str, Any] = {}
+    cache: dict[str, Any] = {}
+    for changes, key, var in (
+        (service, "base_url", ENV_BASE_URL),
+        (service, "player_url", ENV_PLAYER_URL),
+        (service, "static_url", ENV_STATIC_URL),
+        (cache, "remote", ENV_CACHE_REMOTE),
+        (cache, "remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT),
+    ):
+        if value := env.get(var, "").strip():
+            if changes is cache:
+                _check_value("cache", key, value, var)
             changes[key] = value
     for key, var in (("read_only", ENV_CACHE_READ_ONLY), ("remote_write", ENV_CACHE_REMOTE_WRITE)):
-        flag = env.get(var, "").strip().lower()
-        if flag:
+        if flag := env.get(var, "").strip().lower():
             if flag not in _TRUTHS:
                 raise ConfigError(
                     f"{var} must be 1, true, yes or on (or 0, false, no, off), got {env[var]!r}"
                 )
-            changes[key] = _TRUTHS[flag]
-    return replace(config, cache=replace(config.cache, **changes)) if changes else config
+            cache[key] = _TRUTHS[flag]
+    return replace(
+        config,
+        service=replace(config.service, **service),
+        cache=replace(config.cache, **cache),
+    )
 
 
 def load(site: str | Path | None = None) -> Config:
-    """Load ``mediashortcodes.toml`` from the site directory (or a path to the file).
-
-    A site with no config file gets the defaults; the service URLs must then come from
-    the environment.
-    """
+    """Load ``mediashortcodes.toml`` from the site directory (or a path to the file); with
+    no file, the defaults (the service URLs must then come from the environment)."""
     path = Path(site or ".")
     if path.is_dir():
         root, file = path, path / CONFIG_NAME
@@ -444,11 +432,8 @@ def read_toml(file: Path) -> tuple[dict[str, Any], str]:
 
 
 def require_service_urls(config: Config) -> None:
-    """Raise a ConfigError naming what to set when the API's URL is missing.
-
-    The player and static URLs are asked for only where a video is embedded
-    (:func:`require_embed_urls`): a site of images, or a service command, needs neither.
-    """
+    """Raise a ConfigError naming what to set when the API's URL is missing (the player's
+    only where a video is embedded: :func:`require_embed_urls`)."""
     _require_urls(config, (("base_url", ENV_BASE_URL),), "")
 
 

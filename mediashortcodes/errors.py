@@ -13,7 +13,7 @@
         └── InvalidResponseError    an answer we cannot read (bad JSON, wrong type, short body)
 
 Messages say what to do and never contain a secret: URLs pass through
-``mediashortcodes.redact`` before they reach a message.
+``mediashortcodes.client.redact`` before they reach a message.
 """
 
 from __future__ import annotations
@@ -24,12 +24,9 @@ from dataclasses import dataclass, field
 class MediaShortcodesError(Exception):
     """Base class of every error raised by mediashortcodes."""
 
-    #: Problems in the content already found when this error stopped the work (a build's
-    #: malformed shortcodes when the service is down): shown with it, so they are not learnt
-    #: of only after the outage is fixed; the exit code stays this error's.
+    #: Content problems already found when this error stopped the work (shown with it, not
+    #: one outage later; the exit code stays this error's), and the run's warnings.
     content_problems: tuple[Problem, ...] = ()
-    #: Warnings of the same run (a file whose privacy status is not OK...): shown after the
-    #: errors, so fixing the errors does not bring new news.
     warnings: tuple[Problem, ...] = ()
 
 
@@ -39,12 +36,9 @@ class ConfigError(MediaShortcodesError):
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One problem in the content, shown as ``path:line:col: message`` (see :func:`place`);
-    without a path (the service down, a cache used instead), the message alone.
-
-    ``code`` names its kind for tools (``--format json``; docs/ci.md lists them); it takes no
-    part in comparisons, so the same problem found twice is listed once.
-    """
+    """One problem, shown as ``path:line:col: message`` (:func:`place`), or without a path
+    the message alone. ``code`` names its kind for tools (docs/ci.md); it takes no part in
+    comparisons, so the same problem found twice is listed once."""
 
     path: str
     line: int
@@ -67,8 +61,7 @@ class Problem:
 
 
 def place(path: str, line: int, col: int) -> str:
-    """``path:line:col`` as editors and terminals link it; an unknown column or line
-    (0: a template function call has no column) is left out rather than shown as 0."""
+    """``path:line:col`` as editors link it; an unknown (0) line or column is left out."""
     if not line:
         return path
     return f"{path}:{line}:{col}" if col else f"{path}:{line}"
@@ -119,13 +112,12 @@ class InvalidResponseError(ServiceError):
     """The service answered with something that cannot be read."""
 
 
-# The service as a whole cannot be used (not one file's trouble): a build stops with exit 3
-# rather than listing every shortcode, and a live renderer leaves the service alone a while.
+# The service as a whole cannot be used: a build stops (exit 3) rather than list every
+# shortcode, and a live renderer leaves the service alone a while.
 OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
 
 
-# The contract's exit codes (the CLI's, and the Django commands'); 130 and 143 as a shell
-# reports Ctrl-C and SIGTERM.
+# The contract's exit codes (the CLI's and the Django commands').
 EXIT_PROBLEMS = 1  # the content or a report has problems (each listed)
 EXIT_CONFIG = 2  # usage or configuration error
 EXIT_SERVICE = 3  # the service could not be reached or refused the credentials
@@ -136,16 +128,12 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 def exit_code_for(exc: MediaShortcodesError) -> int:
     if isinstance(exc, ConfigError):
         return EXIT_CONFIG
-    if isinstance(exc, ServiceError):
-        return EXIT_SERVICE
-    if isinstance(exc, (ContentError, CacheMissError)):
-        return EXIT_PROBLEMS
-    return EXIT_PROBLEMS
+    return EXIT_SERVICE if isinstance(exc, ServiceError) else EXIT_PROBLEMS
 
 
 def message_for(exc: MediaShortcodesError) -> str:
-    """The error's message, then the content's problems already found when it stopped a build
-    (the service down, a credential missing): fixed in the same round, not one outage later."""
+    """The error's message, then the content problems found before it stopped the work,
+    then the run's warnings."""
     message = str(exc)
     if exc.content_problems:
         listed = "\n".join(str(p) for p in exc.content_problems)

@@ -1,15 +1,14 @@
 """Typed records for what the service sends and receives (pure; no I/O).
 
-The service speaks camelCase JSON (``mediaId``, ``downloadURL``); these records use
-snake_case attributes and convert at the edge with ``from_api`` / ``to_api``.
-Unknown keys are ignored and missing optional keys take defaults, because the spec
-leaves value sets and required fields "not shown".
+The service speaks camelCase JSON (``mediaId``); the records have snake_case attributes and
+convert at the edge (``from_api`` / ``to_api``). Unknown keys are ignored and missing ones
+take defaults: the spec leaves value sets and required fields "not shown".
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from .errors import InvalidResponseError
@@ -30,6 +29,43 @@ def _require(data: Any, key: str, kind: type | tuple[type, ...], what: str) -> A
     return value
 
 
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def _read(kind: str, value: Any) -> Any:
+    """A field of the annotated ``kind`` from the service's value, lenient as the spec asks."""
+    if kind == "bool":
+        return bool(value)
+    if kind == "int":
+        return int(value or 0)
+    if kind == "int | None":
+        return value if isinstance(value, int) else None
+    if kind == "str | None":
+        return None if value is None else str(value)
+    if kind == "FileType":
+        return FileType.from_api(value)
+    return str(value or "")
+
+
+class _CamelRecord:
+    """``from_api`` and ``to_api`` by field: ``has_children`` is ``hasChildren``, and so on."""
+
+    @classmethod
+    def from_api(cls, data: Any) -> Any:
+        what = cls.__name__.lower()
+        values = {"id": _require(data, "id", int, what)}
+        for f in fields(cls):  # type: ignore[arg-type]
+            if f.name != "id":
+                values[f.name] = _read(str(f.type), data.get(_camel(f.name)))
+        return cls(**values)
+
+    def to_api(self) -> dict[str, Any]:
+        values = {_camel(f.name): getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+        return {k: asdict(v) if isinstance(v, FileType) else v for k, v in values.items()}
+
+
 @dataclass(frozen=True)
 class Token:
     access_token: str = field(repr=False)
@@ -46,7 +82,7 @@ class Token:
 
 
 @dataclass(frozen=True)
-class Folder:
+class Folder(_CamelRecord):
     id: int
     name: str
     type: int = 0
@@ -55,31 +91,6 @@ class Folder:
     parent: int | None = None
     has_children: bool = False
     separator: bool = False
-
-    @classmethod
-    def from_api(cls, data: Any) -> Folder:
-        return cls(
-            id=_require(data, "id", int, "folder"),
-            name=str(data.get("name", "")),
-            type=int(data.get("type") or 0),
-            depth=int(data.get("depth") or 0),
-            archived=bool(data.get("archived", False)),
-            parent=data.get("parent") if isinstance(data.get("parent"), int) else None,
-            has_children=bool(data.get("hasChildren", False)),
-            separator=bool(data.get("separator", False)),
-        )
-
-    def to_api(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "type": self.type,
-            "depth": self.depth,
-            "archived": self.archived,
-            "parent": self.parent,
-            "hasChildren": self.has_children,
-            "separator": self.separator,
-        }
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ class FileType:
 
 
 @dataclass(frozen=True)
-class File:
+class File(_CamelRecord):
     id: int
     name: str = ""
     filename: str = ""
@@ -125,44 +136,6 @@ class File:
     @property
     def is_image(self) -> bool:
         return not self.is_video
-
-    @classmethod
-    def from_api(cls, data: Any) -> File:
-        media_id = data.get("mediaId") if isinstance(data, dict) else None
-        return cls(
-            id=_require(data, "id", int, "file"),
-            name=str(data.get("name") or ""),
-            filename=str(data.get("filename") or ""),
-            type=FileType.from_api(data.get("type")),
-            filesize=int(data.get("filesize") or 0),
-            mark=int(data.get("mark") or 0),
-            uploaded_by=int(data.get("uploadedBy") or 0),
-            uploaded=str(data.get("uploaded") or ""),
-            media_id=str(media_id) if media_id is not None else None,
-            alttext=str(data.get("alttext") or ""),
-            small_preview=str(data.get("smallPreview") or ""),
-            thumb_preview=str(data.get("thumbPreview") or ""),
-            gdpr_status=str(data.get("gdprStatus") or ""),
-            gdpr_type=str(data.get("gdprType") or ""),
-        )
-
-    def to_api(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "filename": self.filename,
-            "type": asdict(self.type),
-            "filesize": self.filesize,
-            "mark": self.mark,
-            "uploadedBy": self.uploaded_by,
-            "uploaded": self.uploaded,
-            "mediaId": self.media_id,
-            "alttext": self.alttext,
-            "smallPreview": self.small_preview,
-            "thumbPreview": self.thumb_preview,
-            "gdprStatus": self.gdpr_status,
-            "gdprType": self.gdpr_type,
-        }
 
 
 @dataclass(frozen=True)
@@ -192,8 +165,7 @@ class DownloadInfo:
 
 @dataclass(frozen=True)
 class Format:
-    """A predefined format. The spec does not show its record; we read id and name and
-    keep width/height when the service sends them."""
+    """A predefined format (the spec does not show its record): width and height if sent."""
 
     id: int
     name: str
@@ -251,11 +223,8 @@ class WebPage:
 
 @dataclass(frozen=True)
 class Usage:
-    """Body of ``POST /1/files/multiple/usages``.
-
-    ``removed`` is sent as the text ``"true"``/``"false"`` by default because the spec's
-    sample carries the text form; ``removed_as_bool`` switches to a JSON boolean.
-    """
+    """Body of ``POST /1/files/multiple/usages``; ``removed`` is sent as text, as in the
+    spec's sample, unless ``removed_as_bool``."""
 
     ids: tuple[int, ...]
     web: WebPage
@@ -309,9 +278,8 @@ def _effective_parent(folder: Folder, by_id: Mapping[int, Folder]) -> int | None
 
 
 def folder_tree(folders: Iterable[Folder]) -> list[FolderNode]:
-    """Nest the flat folder list by ``parent``; siblings keep the service's order, ties broken
-    by depth. A folder whose parent is not visible, or that sits in a parent cycle, is a
-    top-level folder rather than lost."""
+    """Nest the flat folder list by ``parent``, siblings in the service's order (then by
+    depth); a folder whose parent is not visible, or in a cycle, is top-level, not lost."""
     by_id: dict[int, Folder] = {}
     for folder in folders:
         by_id.setdefault(folder.id, folder)

@@ -94,7 +94,9 @@ def _holding(path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
 def test_a_lock_another_process_holds_is_refused_at_once_and_taken_once_it_dies(tmp_path):
-    from mediashortcodes.fileio import LockTimeout, file_lock
+    from filelock import Timeout as LockTimeout
+
+    from mediashortcodes.fileio import file_lock
 
     path = tmp_path / "a.lock"
     other = _holding(path)
@@ -130,7 +132,9 @@ def test_a_lock_file_removed_while_it_was_being_locked_is_locked_anew(tmp_path, 
     taken must be on the file at the name, or a third process could take it too."""
     import fcntl
 
-    from mediashortcodes.fileio import LockTimeout, file_lock
+    from filelock import Timeout as LockTimeout
+
+    from mediashortcodes.fileio import file_lock
 
     path = tmp_path / "claim.lock"
     real_flock = fcntl.flock

@@ -1,7 +1,5 @@
-"""The ``mediashortcodes`` command line: the group and its error handling live in
-:mod:`.base`; each command family in its own module registers on that group. Importing this
-package assembles them, so nothing below imports it back.
-"""
+"""The ``mediashortcodes`` command line: each command module registers on the group in
+:mod:`.base`; importing this package assembles them (nothing imports it back)."""
 
 from __future__ import annotations
 

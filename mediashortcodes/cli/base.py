@@ -1,8 +1,5 @@
-"""The ``mediashortcodes`` command line.
-
-Domain errors become exit codes only here: 1 content/report problems, 2 usage or config
-errors, 3 the service could not be reached or refused the credentials; 130 and 143 after
-Ctrl-C and SIGTERM, as a shell reports them.
+"""The ``mediashortcodes`` group, its shared options, and the one place errors become the
+contract's exit codes (see EPILOG).
 """
 
 from __future__ import annotations
@@ -28,8 +25,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (a CI job cancelled, ``docker stop``): unwinds like Ctrl-C, so a build removes
-    its staging folder and keeps the previous output, and a report's state stays whole."""
+    """SIGTERM (a CI job cancelled): unwinds like Ctrl-C, so a build removes its staging
+    folder and a report's state stays whole."""
 
 
 class CommandError(click.ClickException):
@@ -67,8 +64,7 @@ Exit codes: 0 success; 1 the content or a report has problems (each listed);
             or refused the credentials; 130 Ctrl-C; 143 SIGTERM."""
 
 
-# Shared options: every command that builds pages takes them the same way.
-# --base-url URL: apply it with config.with_site_base_url(config, base_url).
+# --base-url URL: applied with config.with_site_base_url(config, base_url).
 base_url_option = click.option(
     "--base-url",
     metavar="URL",
@@ -76,7 +72,7 @@ base_url_option = click.option(
     "[site] base_url; such a build is not reported unless --report is given.",
 )
 
-# -j/--jobs N: every command that resolves media (build, check, serve) sends this many at once.
+# -j/--jobs N: requests at once, wherever media is resolved (build, check, serve).
 jobs_option = click.option(
     "-j",
     "--jobs",
@@ -87,10 +83,8 @@ jobs_option = click.option(
 
 
 def site_argument(func: F) -> F:
-    """``[SITE]`` as ``build SITE`` takes it (default: the current directory), and the
-    older ``--site PATH`` that scripts may use; the command receives one ``site``.
-
-    The folder holding ``mediashortcodes.toml``, or the file itself."""
+    """``[SITE]`` (default: the current directory) or the older ``--site PATH``; the command
+    receives one ``site``: the folder holding ``mediashortcodes.toml``, or the file."""
 
     @wraps(func)
     def wrapper(*args: Any, site: Path, site_flag: Path | None, **kwargs: Any) -> Any:
@@ -114,7 +108,7 @@ def site_argument(func: F) -> F:
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """``--version``, as click's own option prints it; the version is looked up only here."""
+    """``--version`` as click prints it, the version looked up only here."""
     if not value or ctx.resilient_parsing:
         return
     from .. import __version__

@@ -1,8 +1,5 @@
-"""Readable tables and JSON of folders, files and formats for the service commands (pure).
-
-Names come from the service, where any DAM editor writes them: a control character (an
-escape sequence that recolours, retitles or clears the terminal) or a character that
-reverses the text around it is shown as an escape, never sent to the terminal as it is.
+"""Tables and JSON of folders, files and formats (pure). Names come from the service: a
+control or bidirectional character is shown as an escape, never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -32,8 +29,7 @@ def printable(text: str) -> str:
 
 
 def display_width(text: str) -> int:
-    """Columns ``text`` takes in a terminal: wide (CJK, most emoji) 2, combining marks and
-    invisible format characters 0, the rest 1."""
+    """Columns ``text`` takes in a terminal: wide 2, combining and format characters 0."""
     width = 0
     for char in text:
         if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):

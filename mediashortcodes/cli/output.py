@@ -1,15 +1,9 @@
-"""What the command line prints besides its results: how much (``-v``, ``-vv``, ``-q``), in
-colour or not, and log lines that leave a progress bar whole.
+"""What the command line prints besides its results.
 
-- Every command takes ``-v/--verbose`` (retries and cache decisions, at INFO; ``-vv``: each
-  request, at DEBUG) and ``-q/--quiet`` (errors only: no summary, no warning, no bar).
-  Log lines pass the same redaction as everything else: no secret reaches them.
-- What is printed about the work (errors, warnings, log lines, summaries) has its control
-  and bidirectional characters escaped: it quotes names and answers from the service.
-- Warnings and errors are coloured only on a terminal: never in a pipe, a file or a CI log
-  (``CI`` set), and never when ``NO_COLOR`` is set (https://no-color.org).
-- Progress bars (build, check, report) are drawn on a terminal only; a log line printed
-  meanwhile clears the bar's line first and the bar is drawn again below it.
+Every command takes ``-v`` (retries and cache decisions; ``-vv``: each request, secrets
+masked) and ``-q`` (errors only). Printed text has its control and bidirectional characters
+escaped (it quotes the service). Colour and progress bars only on a terminal, never in CI
+or with ``NO_COLOR``; a log line printed under a bar leaves the bar whole.
 """
 
 from __future__ import annotations
@@ -47,18 +41,15 @@ def _stderr() -> TextIO:
     return sys.stderr  # looked up each time: click's test runner swaps it
 
 
-def colour(stream: TextIO | None = None) -> bool:
-    """Whether to colour what goes to ``stream`` (stderr): a terminal, no CI, no NO_COLOR."""
-    stream = stream or _stderr()
-    if os.environ.get("NO_COLOR") or os.environ.get("CI"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
 def is_interactive() -> bool:
     """Whether a person watches stderr: a terminal, and no CI."""
-    return sys.stderr.isatty() and not os.environ.get("CI")
+    isatty = getattr(_stderr(), "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("CI")
+
+
+def colour() -> bool:
+    """Whether to colour stderr: a person watches it and NO_COLOR is not set."""
+    return not os.environ.get("NO_COLOR") and is_interactive()
 
 
 def quiet() -> bool:
@@ -66,8 +57,7 @@ def quiet() -> bool:
 
 
 def _plain(text: str) -> str:
-    """``text`` with what would steer a terminal escaped, line by line: messages quote what
-    the service said (a file name, an error body) and any DAM editor writes that."""
+    """``text`` with what would steer a terminal escaped, line by line."""
     return "\n".join(printable(line) for line in text.split("\n"))
 
 
@@ -84,8 +74,7 @@ def error_line(text: str) -> str:
 
 
 def warn(text: str) -> None:
-    """Print a warning on stderr, unless quiet: ``path:line:col: warning: message`` as it
-    is, other text after ``warning:``; the word in yellow on a terminal."""
+    """Print a warning on stderr unless quiet (``path:line:col: warning: ...`` kept)."""
     if quiet():
         return
     place, found, message = _plain(text).partition(": warning: ")
@@ -114,8 +103,7 @@ def _echo(line: str) -> None:
 
 @contextmanager
 def progress_bar(label: str) -> Iterator[Progress | None]:
-    """A progress callback ``(done, total)`` drawing a bar on a terminal; ``None`` elsewhere
-    (a pipe, CI, ``--quiet``)."""
+    """A progress callback ``(done, total)`` drawing a bar; None off a terminal or quiet."""
     if quiet() or not is_interactive():
         yield None
         return
@@ -194,8 +182,8 @@ QUIET = click.Option(
 
 
 class OutputGroup(click.Group):
-    """A group whose every command, and every command of its subgroups, takes ``-v`` and
-    ``-q`` (added as each registers: the command modules import in any order)."""
+    """A group whose every command, subgroups' too, takes ``-v`` and ``-q`` (added as each
+    registers: the command modules import in any order)."""
 
     group_class = type  # subgroups made with @group.group() are OutputGroups too
 

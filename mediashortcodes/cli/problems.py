@@ -1,11 +1,7 @@
-"""Problems as CI reads them: ``--format json`` and GitHub Actions annotations.
-
-``build``, ``check`` and ``report`` each end in one :class:`Outcome`: the errors, the
-warnings and a summary. In text form a command prints as ever, and under GitHub Actions
-(``GITHUB_ACTIONS=true``) each problem is also a workflow command on stdout
-(``::error file=content/a.md,line=3,col=1,title=...::message``), so it shows on the pull
-request's diff. With ``--format json`` stdout carries one JSON object and nothing else; the
-human text stays on stderr. docs/ci.md describes both.
+"""Problems as CI reads them (docs/ci.md): ``build``, ``check`` and ``report`` each end in
+one :class:`Outcome` (errors, warnings, a summary). With ``--format json`` stdout carries
+one JSON object and nothing else; in text, under GitHub Actions, each problem is also a
+workflow command on stdout (``::error file=...,line=3,col=1,title=...::message``).
 """
 
 from __future__ import annotations
@@ -26,9 +22,7 @@ from ..errors import (
     Problem,
     ServiceError,
     exit_code_for,
-    message_for,
 )
-from .output import error_line
 
 if TYPE_CHECKING:
     from ..site.builder import BuildResult
@@ -60,15 +54,13 @@ class Outcome:
     exit_code: int = 0
 
     def built(self, result: BuildResult) -> None:
-        """A build's or a check's result: its placeholders (--keep-going) are errors that did
-        not stop it, listed as such."""
+        """A build's or check's result; its placeholders (--keep-going) are errors."""
         self.errors += result.problems
         self.warnings += result.warnings
         self.counted(result)
 
     def counted(self, result: BuildResult) -> None:
-        """The summary of a build or check, also of one a problem stopped (what it counted
-        before it stopped)."""
+        """The summary of a build or check, also of one a problem stopped."""
         self.summary = {
             "pages": result.pages,
             "images": result.images,
@@ -133,13 +125,8 @@ class Outcome:
 
 
 def _code_of(exc: MediaShortcodesError) -> str:
-    if isinstance(exc, ConfigError):
-        return "config"
-    if isinstance(exc, ServiceError):
-        return "service"
-    if isinstance(exc, CacheMissError):
-        return "cache-miss"
-    return "content"
+    kinds = ((ConfigError, "config"), (ServiceError, "service"), (CacheMissError, "cache-miss"))
+    return next((code for kind, code in kinds if isinstance(exc, kind)), "content")
 
 
 def _as_dict(problem: Problem, severity: str) -> dict[str, Any]:
@@ -186,19 +173,15 @@ def _emit(outcome: Outcome, output_format: str) -> None:
 
 @contextmanager
 def reported(command: str, output_format: str) -> Iterator[Outcome]:
-    """Run a command's body; then print its outcome as ``output_format`` asks (and, in text
-    under GitHub Actions, as annotations). An error that stops the command is part of it: in
-    JSON it is printed as a problem and the exit code stays the contract's."""
+    """Run a command's body, then print its outcome as ``output_format`` asks; an error that
+    stops it is part of it (in JSON, a problem; the exit code stays the contract's)."""
     outcome = Outcome(command, json=output_format == "json")
     try:
         yield outcome
     except MediaShortcodesError as exc:
         outcome.stopped_by(exc)
         _emit(outcome, output_format)
-        if output_format != "json":
-            raise  # the error text as ever, from handle_errors
-        click.echo(error_line(message_for(exc)), err=True)  # the same words, on stderr
-        raise click.exceptions.Exit(outcome.exit_code) from None
+        raise  # the error on stderr and its exit code, from handle_errors
     except click.exceptions.Exit as exc:  # a report with failed pages: exit 1, listed
         outcome.exit_code = exc.exit_code
         _emit(outcome, output_format)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,16 +16,13 @@ from .output import progress_bar, quiet, warn
 from .problems import Outcome, format_option, reported
 
 if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
-    from ..usage.manifest import Manifest
     from ..usage.reporting import ReportResult
 
 
 def print_report(result: ReportResult, *, stdout: bool = True) -> int:
-    """Print a report's outcome (with ``--dry-run`` every body) and return the exit code.
-
-    ``build --report`` uses this too, so both commands say the same thing. ``stdout=False``
-    (``--format json``, whose stdout is the JSON): the warnings and failures only, on stderr.
-    """
+    """Print a report's outcome (with ``--dry-run`` every body), also for ``build
+    --report``, and return the exit code; ``stdout=False`` (``--format json``): the
+    warnings and failures only, on stderr."""
     from ..usage.reporting import USAGES_PATH
 
     for warning in result.warnings:
@@ -43,41 +40,17 @@ def print_report(result: ReportResult, *, stdout: bool = True) -> int:
     return 0
 
 
-def run_report(
-    config: Config,
-    *,
-    manifest: Manifest | None = None,
-    output: Path | None = None,
-    state_path: Path | None = None,
-    previous: str | None = None,
-    dry_run: bool = False,
-    send_all: bool = False,
-    jobs: int = 8,
-    previous_missing: str = "fail",
-    outcome: Outcome | None = None,
-) -> None:
-    """Report, print the outcome, and exit 1 when a page failed (``build --report`` too).
-
-    ``outcome``: where the result goes for ``--format json`` (then nothing is printed on
-    stdout) or for annotations."""
+def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
+    """Report (``options`` as :func:`report_site` takes them), print the outcome, and exit 1
+    when a page failed (``build --report`` too); ``outcome`` takes the result for
+    ``--format json`` or annotations."""
     from ..usage.reporting import report_site, usage_warnings
 
     warnings = usage_warnings(config)
     for warning in warnings:
         warn(warning)
     with progress_bar("reporting pages") as progress:
-        result = report_site(
-            config,
-            manifest=manifest,
-            output=output,
-            state_path=state_path,
-            previous=previous,
-            dry_run=dry_run,
-            send_all=send_all,
-            jobs=jobs,
-            progress=progress,
-            previous_missing=previous_missing,
-        )
+        result = report_site(config, progress=progress, **options)
     if outcome is not None:
         outcome.reported(result, warnings)
     code = print_report(result, stdout=outcome is None or not outcome.json)
@@ -86,9 +59,8 @@ def run_report(
 
 
 def site_config(site: Path) -> tuple[Config, Path | None]:
-    """The config of SITE and where it is built: a MkDocs or Zensical project (its
-    ``mkdocs.yml``, ``site_url`` and ``site_dir``), a Pelican project (``pelicanconf.py``,
-    ``SITEURL``, ``OUTPUT_PATH``) or a site of the built-in builder."""
+    """The config of SITE and where it is built: a MkDocs or Zensical project, a Pelican
+    project or a site of the built-in builder."""
     from ..mkdocs.project import find_project
 
     project = find_project(site) if site.is_dir() else None

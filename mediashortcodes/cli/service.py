@@ -1,8 +1,5 @@
-"""The service commands: folders, files, search, formats and download.
-
-They read ``mediashortcodes.toml`` from SITE (or ``--site``) and the credentials from the
-environment (or run the sandbox when the config says so), print a readable table or
-``--json``, and exit 2 on a config problem and 3 when the service cannot be reached or refuses us.
+"""The service commands: folders, files, search, formats and download (a table or
+``--json``; the config of SITE, the credentials from the environment or the sandbox).
 """
 
 from __future__ import annotations
@@ -28,18 +25,12 @@ from .listing import files_text, folders_text, formats_text, to_json
 if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
     from ..client.sync_client import Client
 
-CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")
-REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
-
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
 @contextmanager
 def unknown_id_is_a_usage_error() -> Iterator[None]:
-    """A FOLDER_ID or FILE_ID the service does not show is a wrong argument: exit 2, not 3.
-
-    Exit 3 is for a service that cannot be reached or refuses the credentials.
-    """
+    """A FOLDER_ID or FILE_ID the service does not show is a wrong argument: exit 2."""
     try:
         yield
     except NotFoundError as exc:
@@ -110,8 +101,8 @@ def formats(site: Path, as_json: bool) -> None:
 def complete_format(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    """Shell completion of FORMAT: ``original`` and the format names the site's cache holds
-    (a build or check lists them); completion asks the service nothing."""
+    """Shell completion of FORMAT: ``original`` and the format names in the site's cache
+    (completion asks the service nothing)."""
     names = ["original"]
     with contextlib.suppress(Exception):  # no site, no cache: original alone
         from ..media.cache import cache_for
@@ -125,6 +116,8 @@ def complete_format(
 
 def crop_from_options(options: dict[str, Any], stretch: bool) -> Crop | None:
     """A Crop when any crop option is given; every required one must be then."""
+    from ..language.model import REQUIRED_CROP_KEYS
+
     given = {k: v for k, v in options.items() if v is not None}
     if not given and not stretch:
         return None
@@ -153,16 +146,6 @@ def format_from_spec(spec: str | None, client: Client) -> int:
             param_hint="FORMAT",
         )
     return found
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` so that ``path`` never holds a partial file."""
-    try:
-        write_atomic(path, data)
-    except OSError as exc:
-        raise CommandError(
-            f"cannot write {path}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG
-        ) from None
 
 
 @cli.command(short_help="Save one file: the original, a FORMAT or a custom crop.")
@@ -226,5 +209,10 @@ def download(
     if output.is_dir():
         label = "crop" if crop else re.sub(r"[^A-Za-z0-9_.-]+", "-", info.format or str(format_id))
         output = output / f"{file_id}-{label}.{info.filetype or image.extension}"
-    write_atomically(output, data)
+    try:
+        write_atomic(output, data)  # never a partial file at ``output``
+    except OSError as exc:
+        raise CommandError(
+            f"cannot write {output}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG
+        ) from None
     click.echo(f"wrote {output} ({len(data)} bytes, format {info.format or format_id})")

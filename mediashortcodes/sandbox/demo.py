@@ -1,4 +1,6 @@
-"""The demo library (ids documented in docs/sandbox.md) and synthetic benchmark libraries.
+"""The data of the demo library (ids documented in docs/sandbox.md) and of synthetic
+benchmark libraries, as the fields of ``library.LibraryFolder`` and ``library.LibraryFile``
+(``library.Library.demo`` and ``.synthetic`` make the records: data never imports them).
 
 The ids are part of the sandbox's contract: the example site and the tests use them.
 """
@@ -6,20 +8,21 @@ The ids are part of the sandbox's contract: the example site and the tests use t
 from __future__ import annotations
 
 import random
-
-from .library import LibraryFile, LibraryFolder
+from typing import Any
 
 HIDDEN_FOLDER_ID = 8
 
-DEMO_FOLDERS: tuple[LibraryFolder, ...] = (
-    LibraryFolder(1, "Nature"),
-    LibraryFolder(2, "Forests", parent=1),
-    LibraryFolder(3, "Autumn", parent=2),
-    LibraryFolder(4, "Coast", parent=1),
-    LibraryFolder(5, "City"),
-    LibraryFolder(6, "People"),
-    LibraryFolder(7, "Videos"),
-    LibraryFolder(HIDDEN_FOLDER_ID, "Restricted", visible=False),
+Fields = dict[str, Any]
+
+DEMO_FOLDERS: tuple[Fields, ...] = (
+    {"id": 1, "name": "Nature"},
+    {"id": 2, "name": "Forests", "parent": 1},
+    {"id": 3, "name": "Autumn", "parent": 2},
+    {"id": 4, "name": "Coast", "parent": 1},
+    {"id": 5, "name": "City"},
+    {"id": 6, "name": "People"},
+    {"id": 7, "name": "Videos"},
+    {"id": HIDDEN_FOLDER_ID, "name": "Restricted", "visible": False},
 )
 
 _NO_PERSON, _CONTRACT = "NO_PERSON", "EXTERN_CONTRACT"
@@ -105,9 +108,9 @@ _VIDEOS: tuple[tuple[int, int, str, str, str, str, str], ...] = (
 # fmt: on
 
 
-def _demo_files() -> tuple[LibraryFile, ...]:
+def _demo_files() -> tuple[Fields, ...]:
     files = [
-        LibraryFile(
+        dict(
             id=fid,
             folder_id=folder,
             name=name,
@@ -123,7 +126,7 @@ def _demo_files() -> tuple[LibraryFile, ...]:
         for fid, folder, name, filename, w, h, alt, uploaded, status, kind in _IMAGES
     ]
     files += [
-        LibraryFile(
+        dict(
             id=fid,
             folder_id=folder,
             name=name,
@@ -139,7 +142,7 @@ def _demo_files() -> tuple[LibraryFile, ...]:
         for fid, folder, name, filename, media_id, alt, uploaded in _VIDEOS
     ]
     files += [
-        LibraryFile(
+        dict(
             id=301,
             folder_id=HIDDEN_FOLDER_ID,
             name="Unreleased product",
@@ -149,7 +152,7 @@ def _demo_files() -> tuple[LibraryFile, ...]:
             alttext="Prototype of the next product",
             uploaded="2024-06-01T08:00:00.000+02:00",
         ),
-        LibraryFile(
+        dict(
             id=302,
             folder_id=HIDDEN_FOLDER_ID,
             name="Board meeting recording",
@@ -171,7 +174,7 @@ _MEDIA_ID_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 
 def synthetic(
     images: int, videos: int, folders: int, seed: int, size: tuple[int, int]
-) -> tuple[list[LibraryFolder], list[LibraryFile]]:
+) -> tuple[list[Fields], list[Fields]]:
     """Many small, distinct files for benchmarks, cheap to list and quick to draw.
 
     Folder ids are 1..folders (up to depth 2) plus one invisible folder; image ids are
@@ -181,22 +184,26 @@ def synthetic(
     if images < 0 or videos < 0 or folders < 1:
         raise ValueError("synthetic library: images and videos >= 0, folders >= 1")
     rng = random.Random(seed)
-    folder_list: list[LibraryFolder] = []
+    parents: dict[int, int | None] = {}
     for fid in range(1, folders + 1):
         parent = None
-        if fid > 3 and rng.random() < 0.6:
-            candidates = [f for f in folder_list if f.parent is None or _top_level(f, folder_list)]
-            parent = rng.choice(candidates).id
-        folder_list.append(LibraryFolder(fid, f"Folder {fid:03d}", parent=parent))
-    hidden = LibraryFolder(folders + 1, "Restricted", visible=False)
-    folder_list.append(hidden)
+        if fid > 3 and rng.random() < 0.6:  # a child of a folder at depth 0 or 1
+            candidates = [f for f, up in parents.items() if up is None or parents[up] is None]
+            parent = rng.choice(candidates)
+        parents[fid] = parent
+    folder_list: list[Fields] = [
+        {"id": fid, "name": f"Folder {fid:03d}", "parent": parent}
+        for fid, parent in parents.items()
+    ]
+    hidden = folders + 1
+    folder_list.append({"id": hidden, "name": "Restricted", "visible": False})
     width, height = size
-    files: list[LibraryFile] = []
+    files: list[Fields] = []
     for n in range(1, images + 1):
         extension = "png" if n % 4 == 0 else "jpg"
         w, h = (width, height) if n % 3 else (height, width)
         files.append(
-            LibraryFile(
+            dict(
                 id=n,
                 folder_id=(n - 1) % folders + 1,
                 name=f"Image {n}",
@@ -218,7 +225,7 @@ def synthetic(
             media_id = "".join(rng.choice(_MEDIA_ID_ALPHABET) for _ in range(8))
         media_ids.add(media_id)
         files.append(
-            LibraryFile(
+            dict(
                 id=fid,
                 folder_id=(fid - 1) % folders + 1,
                 name=f"Video {k}",
@@ -234,9 +241,9 @@ def synthetic(
             )
         )
     files.append(
-        LibraryFile(
+        dict(
             id=images + videos + 1,
-            folder_id=hidden.id,
+            folder_id=hidden,
             name="Hidden image",
             filename="hidden.jpg",
             width=320,
@@ -246,9 +253,3 @@ def synthetic(
         )
     )
     return folder_list, files
-
-
-def _top_level(folder: LibraryFolder, folders: list[LibraryFolder]) -> bool:
-    """True when the folder is at depth 1, so a child of it stays within depth 2."""
-    parent = next((f for f in folders if f.id == folder.parent), None)
-    return parent is not None and parent.parent is None

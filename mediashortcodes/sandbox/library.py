@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from . import imaging
+from . import demo, imaging
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "m4v")
 
@@ -105,9 +105,7 @@ class Library:
     @classmethod
     def demo(cls) -> Library:
         """The documented demo library (docs/sandbox.md lists its ids)."""
-        from .demo import DEMO_FILES, DEMO_FOLDERS
-
-        return cls(DEMO_FOLDERS, DEMO_FILES)
+        return cls._of(demo.DEMO_FOLDERS, demo.DEMO_FILES)
 
     @classmethod
     def synthetic(
@@ -119,10 +117,11 @@ class Library:
         size: tuple[int, int] = (640, 480),
     ) -> Library:
         """A large library for benchmarks; see ``demo.synthetic``."""
-        from .demo import synthetic
+        return cls._of(*demo.synthetic(images, videos, folders, seed, size))
 
-        folder_list, file_list = synthetic(images, videos, folders, seed, size)
-        return cls(folder_list, file_list)
+    @classmethod
+    def _of(cls, folders: Iterable[demo.Fields], files: Iterable[demo.Fields]) -> Library:
+        return cls([LibraryFolder(**f) for f in folders], [LibraryFile(**f) for f in files])
 
     # Reading
 

@@ -1,13 +1,9 @@
 """The usage manifest of a build and its diff against what the service was last told.
 
-A manifest maps every absolute page URL to its title and the ids of the files it uses:
-``{"site": base_url, "pages": {url: {"title": ..., "files": [ids, sorted]}}}``. The same
-format serves as the build's ``media-usage.json``, as the durable report state and as the
-``--previous`` manifest of the live site, so all three can be diffed against each other.
-Only the state has two more keys: ``"service"``, the service it was reported to, and a
-page's ``"pending"``, files sent as additions whose acceptance was never confirmed.
-
-Everything here is pure except ``Manifest.load`` and ``Manifest.write_atomic``.
+``{"site": base_url, "pages": {url: {"title": ..., "files": [ids, sorted]}}}``, keyed by
+absolute page URL: the build's ``media-usage.json``, the report state and the live site's
+``--previous`` manifest, so any two can be diffed. Only the state has ``"service"`` (where
+it was reported) and a page's ``"pending"`` (additions sent but never confirmed).
 """
 
 from __future__ import annotations
@@ -36,13 +32,9 @@ __all__ = [
 
 
 def page_url(base_url: str, path: str) -> str:
-    """Join the site's public ``base_url`` (with or without a path prefix) and a page path.
-
-    ``page_url("https://x.org/docs", "/blog/post/")`` is ``"https://x.org/docs/blog/post/"``.
-    A path that is already an absolute http(s) URL is returned unchanged, and so is every
-    path when ``base_url`` is empty (no address was set: a report refuses such a manifest
-    rather than invent one).
-    """
+    """``page_url("https://x.org/docs", "/blog/post/")`` is
+    ``"https://x.org/docs/blog/post/"``. An absolute http(s) URL is returned unchanged, and
+    so is every path when ``base_url`` is empty (a report refuses such a manifest)."""
     if not base_url or urlsplit(path).scheme in ("http", "https"):
         return path
     parts = urlsplit(base_url)
@@ -69,12 +61,9 @@ _ENCODE_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 
 @dataclass(frozen=True)
 class PageUsage:
-    """One page: its title (the usage's ``pageName``) and the sorted ids of its files.
-
-    In the report state, ``pending`` holds the ids sent as additions without a confirmed
-    answer (recorded before they are sent): the service may hold them or not, so they are
-    sent again while the page uses them, and removed when it stops.
-    """
+    """One page: its title (the usage's ``pageName``) and the sorted ids of its files;
+    in the state, ``pending``: ids sent as additions without a confirmed answer (the service
+    may hold them or not: sent again while the page uses them, removed when it stops)."""
 
     title: str
     files: tuple[int, ...]
@@ -95,11 +84,8 @@ class Manifest:
 
     @classmethod
     def from_pages(cls, site: str, pages: Iterable[tuple[str, str, Iterable[int]]]) -> Manifest:
-        """Build a manifest from ``(url, title, file ids)``; ids are deduplicated and sorted.
-
-        A URL given twice gets the union of its files and keeps its first title, because
-        a page rendered through several templates is still one page to the service.
-        """
+        """A manifest of ``(url, title, file ids)``; a URL given twice (one page through
+        several templates) gets the union of its files and its first title."""
         titles: dict[str, str] = {}
         files: dict[str, set[int]] = {}
         for url, title, ids in pages:
@@ -111,8 +97,8 @@ class Manifest:
         )
 
     def to_json(self) -> str:
-        """``json.dumps(..., indent=2, ensure_ascii=False)`` of the manifest, line by line:
-        with an indent, json encodes in pure Python (a fifth of writing a large site)."""
+        """``json.dumps(..., indent=2, ensure_ascii=False)``, line by line: with an indent,
+        json encodes in pure Python, three times slower."""
         text = _ENCODE_TEXT
         lines = ["{", f'  "site": {text(self.site)},']
         if self.service:
@@ -184,7 +170,6 @@ class Manifest:
         return cls.from_json(data, source=str(path))
 
     def write_atomic(self, path: str | Path) -> None:
-        """Write through a temporary file in the same folder so a reader never sees half."""
         write_atomic(Path(path), self.to_json().encode(), durable=True)
 
 
@@ -205,13 +190,11 @@ class PageChange:
 
 
 def diff(previous: Manifest, current: Manifest, *, send_all: bool = False) -> list[PageChange]:
-    """The changes that bring the service from ``previous`` to ``current``, sorted by URL.
+    """The changes that bring the service from ``previous`` to ``current``, by URL.
 
-    A page whose title changed sends all its files again so the service shows the new name;
-    a page gone from ``current`` removes all its files. ``send_all`` re-sends every current
-    file as an addition (removals stay as diffed). Pages with nothing to send are left out.
-    Files ``pending`` in ``previous`` count as not held for additions and as held for
-    removals: whatever the service did with them, the report ends up right.
+    A renamed page sends all its files again (the service shows the new name); a page gone
+    removes all its files; ``send_all`` re-sends every current file. ``pending`` files count
+    as not held for additions and as held for removals: the report ends up right either way.
     """
     changes = []
     for url in sorted(set(previous.pages) | set(current.pages)):

@@ -1,11 +1,10 @@
 """Tell the service which files each page uses, and which it no longer uses.
 
-One orchestrator: diff the build's manifest against the last reported state (or the
-manifest published with the live site), send each page's additions and removals as
-``POST /1/files/multiple/usages``, pages concurrently, and record each page in the state
-only after the service accepted it. Additions are recorded as *pending* before they are
-sent, so an answer that never comes (a crash, a cut connection) still leaves the files on
-record: sent again while the page uses them, removed once it stops. Sending a report twice
+Diff the build's manifest against the last reported state (or the live site's manifest),
+send each page's additions and removals (``POST /1/files/multiple/usages``), pages
+concurrently, and record a page in the state only once the service accepted it. Additions
+are recorded as *pending* before they are sent, so an answer that never comes still leaves
+them on record (sent again while the page uses them, removed once it stops). Sending twice
 does no harm, so a crash or a failed request loses nothing.
 """
 
@@ -57,7 +56,7 @@ class PreviousMissing(ConfigError):
 
 
 class UsageClient(Protocol):
-    """The one API call reporting needs (``mediashortcodes.api.AsyncClient`` has it)."""
+    """The one API call reporting needs (``mediashortcodes.AsyncClient`` has it)."""
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None: ...
 
@@ -134,35 +133,31 @@ def usage_warnings(config: Config) -> list[str]:
     ]
 
 
-def _usage(
-    config: Config, change: PageChange, ids: tuple[int, ...], removed: bool, date: str
-) -> Usage:
-    settings = config.usage
-    return Usage(
-        ids=ids,
-        web=WebPage(page=change.url, page_name=change.title or change.url),
-        contact=settings.contact,
-        date=date,
-        amount=settings.amount,
-        description=settings.description,
-        project=settings.project,
-        types=("web",),
-        removed=removed,
-    )
-
-
 def _plan(
     config: Config, changes: Sequence[PageChange], date: str
 ) -> list[tuple[PageChange, list[Usage]]]:
-    plan = []
-    for change in changes:
-        usages = []
-        if change.added:
-            usages.append(_usage(config, change, change.added, False, date))
-        if change.removed:
-            usages.append(_usage(config, change, change.removed, True, date))
-        plan.append((change, usages))
-    return plan
+    """Each page's usages to send: its additions, then its removals."""
+    s = config.usage
+    return [
+        (
+            change,
+            [
+                Usage(
+                    ids=ids,
+                    web=WebPage(page=change.url, page_name=change.title or change.url),
+                    contact=s.contact,
+                    date=date,
+                    amount=s.amount,
+                    description=s.description,
+                    project=s.project,
+                    removed=removed,
+                )
+                for ids, removed in ((change.added, False), (change.removed, True))
+                if ids
+            ],
+        )
+        for change in changes
+    ]
 
 
 def _request(usage: Usage, removed_as_bool: bool) -> UsageRequest:
@@ -216,13 +211,12 @@ async def report_usage(
     today: dt.date | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
-    """Report what changed since the last accepted report; see docs/usage-reporting.md.
+    """Report what changed since the last accepted report (docs/usage-reporting.md).
 
-    ``previous`` (a published manifest, or the file or http(s) URL of one) replaces the
-    state as the base of the diff; the state is still updated after each accepted page.
-    ``progress(done, total)`` is called after each page sent.
-    ``client`` may be None for a dry run, which sends nothing and touches no state, and
-    when there is nothing to send.
+    ``previous`` (a manifest, or the file or http(s) URL of one) replaces the state as the
+    base of the diff; the state is still updated after each accepted page. ``progress(done,
+    total)`` follows each page sent. ``client`` may be None for a dry run (nothing sent, no
+    state touched) and when there is nothing to send.
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
@@ -269,17 +263,8 @@ async def report_usage(
     await writer.set({**start, **sending})
     if client is None:
         return ReportResult(**done)
-    run = _Run(client, writer, {**base.pages, **sending}, as_bool)
-    finished = 0
-
-    async def page(change: PageChange, usages: list[Usage]) -> None:
-        nonlocal finished
-        await run.page(change, usages)
-        finished += 1
-        if progress is not None:
-            progress(finished, len(plan))
-
-    await _gather_bounded([lambda item=item: page(*item) for item in plan], jobs)
+    run = _Run(client, writer, {**base.pages, **sending}, as_bool, progress, len(plan))
+    await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
     if run.fatal is not None:
         raise run.fatal
     return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), **done)
@@ -291,11 +276,20 @@ class _Run:
     writer: _StateWriter
     recorded: Mapping[str, PageUsage]  # each page as the state has it when the run starts
     removed_as_bool: bool
+    progress: Callable[[int, int], None] | None
+    pages: int
     accepted: list[UsageRequest] = field(default_factory=list)
     failed: list[PageFailure] = field(default_factory=list)
     fatal: ServiceError | None = None
+    finished: int = 0
 
     async def page(self, change: PageChange, usages: list[Usage]) -> None:
+        await self._send(change, usages)
+        self.finished += 1
+        if self.progress is not None:
+            self.progress(self.finished, self.pages)
+
+    async def _send(self, change: PageChange, usages: list[Usage]) -> None:
         known = self.recorded.get(change.url)
         files = set(known.files) if known else set()
         pending = set(known.pending) if known else set()
@@ -361,11 +355,9 @@ def check_same_site(previous: Manifest, manifest: Manifest) -> None:
 async def load_previous(
     source: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Manifest:
-    """The manifest published with the live site, from a file or an http(s) URL.
-
-    Not there (a 404, no such file): :class:`PreviousMissing`; a server that cannot be
-    reached or fails (5xx): :class:`ServiceUnreachableError` (exit 3); else a ConfigError.
-    """
+    """The manifest published with the live site, from a file or an http(s) URL. Not
+    there (404, no such file): :class:`PreviousMissing`; a server unreachable or failing
+    (5xx): :class:`ServiceUnreachableError` (exit 3); else a ConfigError."""
     text = str(source)
     if not text.startswith(("http://", "https://")):
         path = Path(text)
@@ -444,12 +436,11 @@ def report_site(
 ) -> ReportResult:
     """Synchronous entry point for the CLI and ``build --report``.
 
-    Reads ``media-usage.json`` in ``output`` (default: the site's output folder) unless
-    ``manifest`` is given, and refuses one built for another ``[site] base_url`` or without
-    one. ``previous_missing="ok"``: a ``previous`` that is not there (a first deploy) is
-    no error; the state is the base of the diff, as without ``previous``. Everything
-    local (manifest, ``previous``, state) is read before the service is opened; the service
-    (the sandbox too) is opened only when there is something to send, so a site that did
+    Reads ``media-usage.json`` in ``output`` (default: the output folder) unless
+    ``manifest`` is given; one built for another ``[site] base_url`` is refused.
+    ``previous_missing="ok"``: a ``previous`` that is not there (a first deploy) is no
+    error; the state is the base, as without it. Everything local is read first and the
+    service (the sandbox too) opened only when there is something to send: a site that did
     not change needs no credentials.
     """
     if not config.usage.enabled:
@@ -469,24 +460,21 @@ def report_site(
     options: dict[str, Any] = dict(
         state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
     )
-    preview = run_returning(report_usage(config, manifest, client=None, dry_run=True, **options))
-    if dry_run:
-        return _noted(preview, notes)
-    if not preview.requests:
-        return _noted(run_returning(report_usage(config, manifest, client=None, **options)), notes)
+    result = run_returning(report_usage(config, manifest, client=None, dry_run=True, **options))
+    if not dry_run and result.requests:
+        from ..client.service import open_service
 
+        with open_service(config) as (served, credentials):
+            result = run_returning(_sent(served, credentials, manifest, progress, options))
+    elif not dry_run:  # nothing to send: the state is brought along, no service opened
+        result = run_returning(report_usage(config, manifest, client=None, **options))
+    return replace(result, warnings=notes + result.warnings)
+
+
+async def _sent(
+    config: Config, credentials: Any, manifest: Manifest, progress: Any, options: dict[str, Any]
+) -> ReportResult:
     from ..client.async_client import client_from_config
-    from ..client.service import open_service
 
-    async def run(service_config: Config, credentials: Any) -> ReportResult:
-        async with client_from_config(service_config, credentials) as client:
-            return await report_usage(
-                service_config, manifest, client=client, progress=progress, **options
-            )
-
-    with open_service(config) as (service_config, credentials):
-        return _noted(run_returning(run(service_config, credentials)), notes)
-
-
-def _noted(result: ReportResult, notes: tuple[str, ...]) -> ReportResult:
-    return replace(result, warnings=notes + result.warnings) if notes else result
+    async with client_from_config(config, credentials) as client:
+        return await report_usage(config, manifest, client=client, progress=progress, **options)

@@ -1,15 +1,9 @@
-"""The durable record of what the service was last told, kept in the manifest format.
+"""The durable record of what the service was last told, in the manifest format.
 
-The file (default ``.mediashortcodes/usage-state.json`` in the site) is only ever replaced
-whole, through a temporary file and ``os.replace``, so a crash leaves the old or the new
-version and never half of one. Updates are per page and merge into what is on disk under
-an exclusive lock file, so two reports running at once cannot lose each other's pages.
-The state names the service it was reported to: a report to another service starts over.
-
-The state and its lock are written only inside their folder, proven by resolved path to lie
-in the site (or in the folder configured for them): a ``.mediashortcodes`` committed as a
-link out of the site is refused, naming it, and a link at the file's name is never written
-through (``fileio.Confined``).
+The file (default ``.mediashortcodes/usage-state.json``) is replaced whole, never half
+written; updates merge per page under a lock file, so two reports at once lose nothing. A
+report to another service starts over. The state is written only inside its folder, never
+through a link (``fileio.Confined``).
 """
 
 from __future__ import annotations
@@ -29,8 +23,8 @@ __all__ = ["UsageState", "state_of"]
 
 
 def state_of(config: Config) -> UsageState:
-    """The site's usage state (``[usage] state``): kept inside the site unless configured
-    outside it (an absolute path, or one through ``..``: the operator's choice of folder)."""
+    """The site's usage state (``[usage] state``): inside the site unless configured outside
+    it (absolute, or through ``..``)."""
     relative = config.usage.state.replace("\\", "/")
     if os.path.isabs(relative) or escapes(relative):
         return UsageState(config.usage_state_path)
@@ -41,16 +35,15 @@ class UsageState:
     """The last reported usage of a site, stored at ``path``."""
 
     def __init__(self, path: str | Path, *, root: str | Path | None = None) -> None:
-        """``root``: the folder the state must lie in (the site's, when the configured path
-        is inside it); by default the state's own folder."""
+        """``root``: the folder the state must lie in (default: its own)."""
         self.path = Path(path)
         self.root = Path(root) if root is not None else self.path.parent
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self._thread_lock = threading.Lock()
 
     def load(self, site: str = "") -> Manifest:
-        """The state on disk; a missing file means nothing was reported yet. Read only from
-        inside the root, never through a link: a planted state would send its removals."""
+        """The state on disk (none: nothing reported yet), never read through a link: a
+        planted state would send its removals."""
         path = self._confined(create=False)
         if os.path.islink(path):
             raise ConfigError(
@@ -73,8 +66,8 @@ class UsageState:
             ) from None
 
     def update(self, pages: Mapping[str, PageUsage | None], site: str, service: str = "") -> None:
-        """Set each URL to what the service may now hold (None, or no files held or pending:
-        forget the page). A state reported to another ``service`` is replaced, not merged."""
+        """Set each URL to what the service may now hold (None or nothing: forget it); a
+        state reported to another ``service`` is replaced, not merged."""
         with self._locked():
             state = self.load(site)
             other_service = bool(service and state.service and state.service != service)
@@ -94,8 +87,7 @@ class UsageState:
                     ) from None
 
     def _confined(self, create: bool = True) -> Path:
-        """The state's path, its folders proven real folders inside the root (``create``:
-        made where missing)."""
+        """The state's path, its folders proven inside the root (``create``: made)."""
         relative = os.path.relpath(self.path, self.root).replace(os.sep, "/")
         return Confined(self.root, what=str(self.root), create=create).file(relative)
 

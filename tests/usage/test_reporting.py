@@ -1,7 +1,7 @@
 """Reporting: which requests a report sends, and what the state records after each page.
 
-The client here is an in-process double of ``api.AsyncClient.report_usage`` so a test can
-make one page's request fail; the real client against the sandbox is in test_integration.
+The client here is an in-process double of ``AsyncClient.report_usage`` so a test can
+make one page's request fail; the real client against the sandbox is in test_report_sandbox.
 """
 
 from __future__ import annotations
