@@ -1,5 +1,9 @@
 """Benchmark runner: cold, warm and render-floor builds of a synthetic site (docs/benchmarks.md).
 
+Speed is judged side by side with Hugo (benchmarks/hugo.py); this runner's figures (the
+render floor among them) say where a build's time goes. Its only verdicts are checks of
+behaviour: a warm build makes no request, a cold one downloads each variant once.
+
     python benchmarks/run.py                      # W1: 1,000 pages, 300 images, 20 ms, 3 runs
     python benchmarks/run.py --quick              # a small version, well under a minute
     python benchmarks/run.py --n 10000 --k 3000   # the large workload
@@ -49,14 +53,8 @@ from generate import Workload, generate  # noqa: E402
 ENDPOINTS = ("token", "foldertree", "files", "formats", "download_info", "download")
 CLI = "from mediashortcodes.cli import main; main()"
 START_TIMEOUT = 30.0
-# Targets of issue 21 (docs/benchmarks.md): warm against the single-process render floor on
-# 2 cores, 0.75 for W1 and 0.70 from 10,000 pages; the cold build's CPU per request above the
-# warm build's; a small site's warm build and --help as whole processes.
-TARGET_WARM_OVER_FLOOR = 0.75
-TARGET_WARM_OVER_FLOOR_LARGE = 0.70
-TARGET_COLD_CPU_PER_REQUEST_MS = 1.0
-TARGET_EXAMPLE_WARM_S = 0.20
-TARGET_HELP_S = 0.15
+# The cold bound's slack: floor + COLD_SLACK x requests x latency / jobs (a figure; the
+# targets against the render floor were retired by issue 28, docs/decisions/).
 COLD_SLACK = 1.5
 RSS_SAMPLE_SECONDS = 0.01
 PSS_EVERY = 5  # a PSS sample every 50 ms
@@ -422,7 +420,7 @@ def summarise(
     runs: int,
     startup: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """The figures of the benchmark, medians of the counted runs, and the targets met."""
+    """The figures of the benchmark, medians of the counted runs, and the checks met."""
 
     def median(kind: str, attribute: str) -> float:
         return statistics.median(getattr(b, attribute) for b in builds[kind])
@@ -489,29 +487,13 @@ def summarise(
         "image_shortcodes": workload.image_shortcodes,
         "video_shortcodes": workload.video_shortcodes,
     }
-    figures["targets"] = {
+    figures["checks"] = {
         "warm_no_requests": warm_requests == 0 and not figures["warm_client_imported"],
-        # Met only when both the ratio of the medians and the median of the rounds' ratios are.
-        "warm_over_floor": max(figures["warm_over_floor"], figures["warm_over_floor_paired"])
-        <= warm_target(workload.n),
-        "cold_cpu_per_request": figures["cold_cpu_per_request_ms"]
-        <= TARGET_COLD_CPU_PER_REQUEST_MS,
-        "warm_rss_all_within_250_mb": figures["warm_rss_all_mb"] <= 250,
-        "cold_within_bound": cold <= bound,
         "each_variant_downloaded_once": all(
             b.by_endpoint.get("download", 0) == workload.variants for b in builds["cold"]
         ),
     }
-    if startup:
-        figures["targets"]["example_warm_wall"] = (
-            startup["example_warm_wall_s"] <= TARGET_EXAMPLE_WARM_S
-        )
-        figures["targets"]["help_wall"] = startup["help_wall_s"] <= TARGET_HELP_S
     return figures
-
-
-def warm_target(n: int) -> float:
-    return TARGET_WARM_OVER_FLOOR_LARGE if n >= 10_000 else TARGET_WARM_OVER_FLOOR
 
 
 def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
@@ -541,22 +523,19 @@ def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
     by = f["cold_requests_by_endpoint"]
     parts = " + ".join(f"{by[name]} {name}" for name in ENDPOINTS if by.get(name))
     ok = {True: "ok", False: "MISSED"}
-    t = f["targets"]
+    t = f["checks"]
     lines += [
         "",
         f"workers            {f['workers']} (floor: 1; pfloor: the same pages as floor, "
         f"{f['workers']} workers)",
         f"warm / floor       {f['warm_over_floor']:.3f}, round by round "
-        f"{f['warm_over_floor_paired']:.3f}  (target <= {warm_target(f['n'])}, both)"
-        f"  {ok[t['warm_over_floor']]}   (CPU time: {f['warm_over_floor_cpu']:.3f})",
+        f"{f['warm_over_floor_paired']:.3f}   (CPU time: {f['warm_over_floor_cpu']:.3f})",
         f"warm / pfloor      {f['warm_over_parallel_floor']:.3f}",
-        f"cold CPU/request   {f['cold_cpu_per_request_ms']:.3f} ms above the warm build's "
-        f"(target <= {TARGET_COLD_CPU_PER_REQUEST_MS})  {ok[t['cold_cpu_per_request']]}",
+        f"cold CPU/request   {f['cold_cpu_per_request_ms']:.3f} ms above the warm build's",
         f"warm requests      {f['warm_requests']}  (client imported: "
         f"{'yes' if f['warm_client_imported'] else 'no'})  {ok[t['warm_no_requests']]}",
         f"cold bound         floor + {COLD_SLACK} x {f['cold_requests']} x {f['latency_ms']:g} ms"
-        f" / {f['jobs']} = {f['cold_bound_s']:.3f} s; cold {f['cold_s']:.3f} s"
-        f"  {ok[t['cold_within_bound']]}",
+        f" / {f['jobs']} = {f['cold_bound_s']:.3f} s; cold {f['cold_s']:.3f} s",
         f"cold requests      {f['cold_requests']} = {parts}",
         f"downloads          {f['distinct_downloads']} for {f['distinct_variants']} distinct "
         f"variants  {ok[t['each_variant_downloaded_once']]}",
@@ -566,11 +545,9 @@ def table(figures: dict[str, Any], builds: dict[str, list[Build]]) -> str:
     ]
     if "example_warm_wall_s" in f:
         lines += [
-            f"example warm       {f['example_warm_wall_s']:.3f} s, whole process (target <= "
-            f"{TARGET_EXAMPLE_WARM_S})  {ok[t['example_warm_wall']]}   (CPU "
+            f"example warm       {f['example_warm_wall_s']:.3f} s, whole process   (CPU "
             f"{f['example_warm_cpu_s']:.3f} s)",
-            f"--help             {f['help_wall_s']:.3f} s (target <= {TARGET_HELP_S})"
-            f"  {ok[t['help_wall']]}   (CPU {f['help_cpu_s']:.3f} s)",
+            f"--help             {f['help_wall_s']:.3f} s   (CPU {f['help_cpu_s']:.3f} s)",
         ]
     return "\n".join(lines)
 

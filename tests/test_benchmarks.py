@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,11 @@ assert _spec is not None and _spec.loader is not None
 _generator = sys.modules[_spec.name] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_generator)
 generate = _generator.generate
+# hugo.py puts benchmarks/ on sys.path itself, for its generate and run imports.
+_hugo_spec = importlib.util.spec_from_file_location("benchmarks_hugo", BENCHMARKS / "hugo.py")
+assert _hugo_spec is not None and _hugo_spec.loader is not None
+hugo = sys.modules[_hugo_spec.name] = importlib.util.module_from_spec(_hugo_spec)
+_hugo_spec.loader.exec_module(hugo)
 
 pytest.importorskip("PIL", reason="the benchmark's sandbox needs the [sandbox] extra")
 
@@ -106,3 +112,86 @@ def test_a_minimal_run_reports_the_figures_and_a_warm_build_makes_no_request(
     assert figures["warm_client_imported"] is False
     assert figures["distinct_downloads"] == figures["distinct_variants"]
     assert "warm / floor" in done.stdout
+
+
+def test_the_hugo_site_has_the_same_pages_and_shortcodes(tmp_path: Path) -> None:
+    generate(tmp_path / "site", n=12, k=12)
+    hugo.write_hugo_site(tmp_path / "site", tmp_path / "hugo")
+    pages = sorted((tmp_path / "hugo" / "content").rglob("*.md"))
+    assert len(pages) == 12
+    for page in pages:
+        text = page.read_text()
+        assert "<%" not in text
+        assert text.count("{{< media_image ") == 3
+        assert text.count("{{< media_video ") == 1
+    layout = (tmp_path / "hugo" / "layouts" / "_default" / "single.html").read_text()
+    assert f'"id" "{_generator.LAYOUT_IMAGE}" "format" "thumb"' in layout
+
+
+def test_shortcodes_become_hugo_shortcodes_with_the_same_arguments() -> None:
+    assert hugo.hugo_shortcode("media_image", '5 0 alt=""') == (
+        '{{< media_image id="5" format="0" alt="" >}}'
+    )
+    assert hugo.hugo_shortcode("media_image", '7 "square"') == (
+        '{{< media_image id="7" format="square" >}}'
+    )
+    crop = hugo.hugo_shortcode("media_image", '3 w=480 h=270 x1=0 x2=480 caption="A crop"')
+    assert crop == (
+        '{{< media_image id="3" caption="A crop" format="-1" crop="w=480&h=270&x1=0&x2=480" >}}'
+    )
+    assert hugo.hugo_shortcode("media_video", "305") == '{{< media_video id="305" >}}'
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("hugo") is None, reason="hugo is not installed")
+def test_side_by_side_with_hugo_reports_both_trees_and_warm_builds_make_no_request(
+    tmp_path: Path,
+) -> None:
+    checkout = BENCHMARKS.parent
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "hugo.py"),
+            "--n=8",
+            "--k=12",
+            "--latency-ms=0",
+            "--rounds=1",
+            f"--tree=again={checkout}",
+            f"--workdir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures.keys() >= {
+        "hugo_cold_s",
+        "hugo_warm_s",
+        "cold_s",
+        "warm_s",
+        "cold_ratio",
+        "warm_ratio",
+        "trees",
+    }
+    assert set(figures["trees"]) == {"this", "again"}
+    assert figures["hugo_warm_requests"] == 0
+    for tree in figures["trees"].values():
+        assert tree["warm_requests"] == 0
+        # The same requests: a token (the benchmark fetches Hugo's), the folder tree and
+        # listings, the format list, and the download information and download of each variant.
+        assert tree["cold_requests"] == figures["hugo_cold_requests"]
+    assert figures["cold_ratio"] == figures["trees"]["this"]["cold_ratio"]
+
+
+def test_the_hugo_mode_says_how_to_get_hugo_when_it_is_missing(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "hugo.py"), "--hugo", str(tmp_path / "no-hugo")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "apt-get install hugo" in done.stderr
