@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 # Not Implemented, HTTP Version Not Supported, Variant Also Negotiates, Loop Detected, Not
@@ -42,8 +42,8 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, timezone.utc).timestamp())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, UTC).timestamp())
 
 
 @dataclass(frozen=True)
