@@ -1,9 +1,21 @@
-"""The asynchronous client of the service, for batch builds: many requests in flight
-(see :mod:`.base` for what both clients promise)."""
+"""The client of the service: its seven endpoints, asynchronous (many requests in flight).
+
+- The access token is fetched by the first API call, never before (creating a client does
+  no I/O: a warm build makes no request), and reused until shortly before it expires; a
+  401 fetches one fresh token and retries once (:mod:`.tokens`).
+- 429, the transient 5xx, broken connections, timeouts and a GET whose answer is not JSON
+  are retried (:mod:`.retry`).
+- The token goes to the API host only: downloads use a second connection pool that never
+  carries it, and only to hosts the download policy allows (:mod:`.download_policy`).
+- Only the exceptions of :mod:`mediashortcodes.errors` are raised, their texts redacted.
+
+:class:`~.sync_client.Client` is this client behind blocking methods.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from types import TracebackType
 from typing import Any
@@ -11,24 +23,34 @@ from typing import Any
 import httpx
 
 from ..config import Config, Credentials
+from ..errors import ServiceError
 from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .base import (
+    LONG_WAIT,
     MAX_ANSWER_BYTES,
+    USER_AGENT,
+    Attempts,
     Capped,
-    ClientBase,
     CutOff,
+    RequestStats,
     answer_too_large,
+    check_base_url,
     client_settings,
     complete_body,
     declared_length,
     download_status_error,
-    keep_body,
+    host_of,
     log,
     proxy_settings_checked,
     redirect_target,
+    tls_context,
     too_large,
+    too_slow,
+    with_body,
 )
+from .download_policy import DownloadPolicy
 from .endpoints import (
+    TOKEN_CALL_WITHOUT_CREDENTIALS,
     Call,
     download_info_call,
     files_call,
@@ -38,25 +60,22 @@ from .endpoints import (
     parse_files,
     parse_folders,
     parse_formats,
+    parse_token,
     read_json,
     search_call,
     status_error,
     token_call,
+    token_error,
     usage_call,
 )
-from .tokens import AsyncTokenManager
-from .transport import lane_client_options
+from .redact import install_log_redaction, redact, redact_url, redact_urls_in
+from .retry import RetryPolicy
+from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]
 
 
-def _transport_options(
-    given: httpx.AsyncBaseTransport | None, limits: httpx.Limits
-) -> dict[str, Any]:
-    return {"transport": given} if given is not None else lane_client_options(limits)
-
-
-class AsyncClient(ClientBase):
+class AsyncClient:
     """The asynchronous client; one connection pool for the API, one for downloads."""
 
     def __init__(
@@ -77,31 +96,39 @@ class AsyncClient(ClientBase):
         sleep: Callable[[float], Awaitable[Any]] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
-        super().__init__(
-            base_url,
-            credentials,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_total_seconds=retry_total_seconds,
-            download_url=download_url,
-            allowed_download_hosts=allowed_download_hosts,
-            allow_http_downloads=allow_http_downloads,
-            clock=clock,
-            download_timeout=download_timeout,
-        )
+        self.base_url = check_base_url(base_url)
+        self.stats = RequestStats()
+        self._credentials = credentials
+        self._download_timeout = download_timeout  # a whole download, every attempt included
         self._sleep = sleep or asyncio.sleep
-        self._tokens = AsyncTokenManager(self._fetch_token, self._clock, token_margin)
-        # Two pools (the token never goes to the download host), each in lanes of httpx's
-        # transports behind the environment's proxies (transport.py says why); a given
-        # transport is used as is.
+        self._clock = clock or time.monotonic
+        self._retry = RetryPolicy(max_retries=max_retries, total_seconds=retry_total_seconds)
+        self._policy = DownloadPolicy(
+            base_url=self.base_url,
+            download_url=download_url,
+            allowed_hosts=tuple(allowed_download_hosts),
+            allow_http=allow_http_downloads,
+        )
+        self._tokens = TokenManager(self._fetch_token, self._clock, token_margin)
+        self._tokens_seen: set[str] = set()
+        self._announced = float("-inf")
+        install_log_redaction()
+        # httpx's own transports (with the environment's proxies) unless one is given.
+        options: dict[str, Any] = {
+            "timeout": httpx.Timeout(timeout),
+            "limits": httpx.Limits(max_connections=100, max_keepalive_connections=20),
+            "verify": tls_context(),
+            "headers": {"User-Agent": USER_AGENT},
+            "follow_redirects": False,
+        }
         with proxy_settings_checked():
-            self._http = httpx.AsyncClient(
-                **_transport_options(transport, self._limits), **self._pool_options
-            )
+            self._http = httpx.AsyncClient(transport=transport, **options)
             self._downloads = httpx.AsyncClient(
-                **_transport_options(download_transport or transport, self._limits),
-                **self._pool_options,
+                transport=download_transport or transport, **options
             )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -117,6 +144,11 @@ class AsyncClient(ClientBase):
     async def aclose(self) -> None:
         await self._http.aclose()
         await self._downloads.aclose()
+
+    def secrets(self) -> tuple[str, ...]:
+        """The values never to send or show: the client secret, the refresh token and every
+        access token received (not the client id, which names the integration)."""
+        return (*self._credentials.secrets(), *self._tokens_seen)
 
     # The seven endpoints ----------------------------------------------------------------
 
@@ -142,13 +174,16 @@ class AsyncClient(ClientBase):
 
     async def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
-        host = self._check_download(url, max_bytes)
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+            raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+        self._policy.check(url)
+        host = host_of(url)
         attempts = self._attempts(f"the download from {host}")
-        in_time = self._download_deadline(host)
+        ends = self._clock() + self._download_timeout
         hops = 0
         while True:
-            in_time()
-            self._count("download")
+            self._in_time(ends, host)
+            self.stats.add("download")
             try:
                 async with self._downloads.stream("GET", url) as response:
                     if response.is_redirect:
@@ -159,7 +194,7 @@ class AsyncClient(ClientBase):
                     if wait is None:
                         if not response.is_success:
                             raise download_status_error(response, host)
-                        return await self._read(response, host, max_bytes, in_time)
+                        return await self._read(response, host, max_bytes, ends)
             except CutOff as exc:
                 wait = attempts.after_error(exc, cut_off=True)
             except httpx.TransportError as exc:
@@ -185,12 +220,18 @@ class AsyncClient(ClientBase):
         return response
 
     async def _fetch_token(self) -> Token:
-        return self._accept_token(await self._send(token_call(self._credentials), None))
+        response = await self._send(token_call(self._credentials), None)
+        if not response.is_success:
+            raise token_error(response, self.secrets())
+        token = parse_token(read_json(TOKEN_CALL_WITHOUT_CREDENTIALS, response))
+        self._tokens_seen.add(token.access_token)
+        log.debug("fetched an access token valid for %d s", token.expires_in)
+        return token
 
     async def _send(self, call: Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
-            self._count(call.endpoint)
+            self.stats.add(call.endpoint)
             try:
                 response = await self._receive(call, token)
             except httpx.TransportError as exc:
@@ -208,17 +249,24 @@ class AsyncClient(ClientBase):
 
     async def _receive(self, call: Call, token: str | None) -> httpx.Response:
         """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
-        response = await self._http.send(self._build(self._http, call, token), stream=True)
+        request = self._http.build_request(
+            call.method,
+            self.base_url + call.path,
+            params=dict(call.params) if call.params else None,
+            json=call.body,
+            headers={"Authorization": f"Bearer {token}"} if token else None,
+        )
+        response = await self._http.send(request, stream=True)
         body = Capped(MAX_ANSWER_BYTES, lambda: answer_too_large(call.what))
         try:
             async for chunk in response.aiter_bytes():
                 body.add(chunk)
         finally:
             await response.aclose()
-        return keep_body(response, body.chunks)
+        return with_body(response, b"".join(body.chunks))
 
     async def _read(
-        self, response: httpx.Response, host: str, max_bytes: int, in_time: Callable[[], None]
+        self, response: httpx.Response, host: str, max_bytes: int, ends: float
     ) -> bytes:
         declared = declared_length(response)
         if declared is not None and declared > max_bytes:
@@ -227,10 +275,30 @@ class AsyncClient(ClientBase):
         try:
             async for chunk in response.aiter_bytes():
                 body.add(chunk)
-                in_time()  # a link that sends a byte a second never times out by itself
+                self._in_time(ends, host)  # a byte a second never times out by itself
         except httpx.TransportError as exc:
             raise CutOff(str(exc)) from None
         return complete_body(response, declared, body.chunks)
+
+    def _in_time(self, ends: float, host: str) -> None:
+        if self._clock() > ends:
+            raise too_slow(host, self._download_timeout)
+
+    def _attempts(self, what: str) -> Attempts:
+        return Attempts(self._retry, self._clock, what, self._scrub, self._announce_wait)
+
+    def _announce_wait(self, status: int, wait: float) -> None:
+        """Say why nothing moves during a long wait; many requests waiting make one line."""
+        now = self._clock()
+        if now - self._announced >= LONG_WAIT:
+            self._announced = now
+            log.warning("the service answered HTTP %d; waiting %.0f s to try again", status, wait)
+
+    def _scrub(self, text: str) -> str:
+        return redact(redact_urls_in(text), self.secrets())
+
+    def _unexpected(self, what: str, exc: Exception) -> ServiceError:
+        return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
 
 
 def client_from_config(

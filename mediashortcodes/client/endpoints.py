@@ -1,9 +1,5 @@
-"""The service's seven endpoints as data: what to send and how to read the answer (pure).
-
-Both clients in :mod:`mediashortcodes.api` send these calls; keeping the methods, paths,
-query parameters, answer parsing and status-to-error mapping here means the sync and the
-async client cannot drift apart.
-"""
+"""The service's seven endpoints as data: what to send, how to read the answer, which
+error a failed answer is (pure; :mod:`.async_client` sends them)."""
 
 from __future__ import annotations
 
