@@ -1,15 +1,9 @@
-"""The client of the service: its seven endpoints, asynchronous (many requests in flight).
+"""The client of the service, asynchronous; :class:`~.sync_client.Client` wraps it.
 
-- The access token is fetched by the first API call, never before (creating a client does
-  no I/O: a warm build makes no request), and reused until shortly before it expires; a
-  401 fetches one fresh token and retries once (:mod:`.tokens`).
-- 429, the transient 5xx, broken connections, timeouts and a GET whose answer is not JSON
-  are retried (:mod:`.retry`).
-- The token goes to the API host only: downloads use a second connection pool that never
-  carries it, and only to hosts the download policy allows (:mod:`.download_policy`).
-- Only the exceptions of :mod:`mediashortcodes.errors` are raised, their texts redacted.
-
-:class:`~.sync_client.Client` is this client behind blocking methods.
+Creating it does no I/O: the first API call fetches the token (:mod:`.tokens`). Retries
+follow :mod:`.retry`. The token goes to the API host only: downloads use a second pool
+that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions of
+:mod:`mediashortcodes.errors` leave here, their texts redacted.
 """
 
 from __future__ import annotations
@@ -17,62 +11,40 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from ..config import Config, Credentials
 from ..errors import ServiceError
 from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
+from . import endpoints as api
 from .base import (
     LONG_WAIT,
     MAX_ANSWER_BYTES,
     USER_AGENT,
     Attempts,
-    Capped,
     CutOff,
     RequestStats,
     answer_too_large,
     check_base_url,
     client_settings,
-    complete_body,
-    declared_length,
     download_status_error,
-    host_of,
     log,
     proxy_settings_checked,
     redirect_target,
     tls_context,
     too_large,
     too_slow,
-    with_body,
 )
-from .download_policy import DownloadPolicy
-from .endpoints import (
-    TOKEN_CALL_WITHOUT_CREDENTIALS,
-    Call,
-    download_info_call,
-    files_call,
-    folders_call,
-    formats_call,
-    parse_download_info,
-    parse_files,
-    parse_folders,
-    parse_formats,
-    parse_token,
-    read_json,
-    search_call,
-    status_error,
-    token_call,
-    token_error,
-    usage_call,
-)
+from .download_policy import DownloadPolicy, host_of
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
 from .retry import RetryPolicy
 from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]
+
+T = TypeVar("T")
 
 
 class AsyncClient:
@@ -133,12 +105,7 @@ class AsyncClient:
     async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -153,24 +120,25 @@ class AsyncClient:
     # The seven endpoints ----------------------------------------------------------------
 
     async def folders(self) -> list[Folder]:
-        return parse_folders(await self._json(folders_call()))
+        return await self._records(api.folders_call(), "folders", Folder.from_api)
 
     async def files(self, folder_id: int) -> list[File]:
-        return parse_files(await self._json(files_call(folder_id)))
+        return await self._records(api.files_call(folder_id), "files", File.from_api)
 
     async def search(self, query: str) -> list[File]:
-        return parse_files(await self._json(search_call(query)))
+        return await self._records(api.search_call(query), "files", File.from_api)
 
     async def download_info(
         self, file_id: int, format: int, crop: Crop | None = None
     ) -> list[DownloadInfo]:
-        return parse_download_info(await self._json(download_info_call(file_id, format, crop)))
+        call = api.download_info_call(file_id, format, crop)
+        return await self._records(call, "download information", DownloadInfo.from_api)
 
     async def formats(self) -> list[Format]:
-        return parse_formats(await self._json(formats_call()))
+        return await self._records(api.formats_call(), "formats", Format.from_api)
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
-        await self._authorized(usage_call(usage, removed_as_bool=removed_as_bool))
+        await self._authorized(api.usage_call(usage, removed_as_bool=removed_as_bool))
 
     async def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
@@ -205,10 +173,10 @@ class AsyncClient:
 
     # Plumbing ---------------------------------------------------------------------------
 
-    async def _json(self, call: Call) -> Any:
-        return read_json(call, await self._authorized(call))
+    async def _records(self, call: api.Call, what: str, make: Callable[[Any], T]) -> list[T]:
+        return api.parse_records(api.read_json(call, await self._authorized(call)), what, make)
 
-    async def _authorized(self, call: Call) -> httpx.Response:
+    async def _authorized(self, call: api.Call) -> httpx.Response:
         token = await self._tokens.get()
         response = await self._send(call, token)
         if response.status_code == 401:
@@ -216,19 +184,20 @@ class AsyncClient:
             token = await self._tokens.after_rejection(token)
             response = await self._send(call, token)
         if not response.is_success:
-            raise status_error(call, response, self.secrets())
+            raise api.status_error(call, response, self.secrets())
         return response
 
     async def _fetch_token(self) -> Token:
-        response = await self._send(token_call(self._credentials), None)
+        call = api.token_call(self._credentials)  # its params (the credentials) never shown
+        response = await self._send(call, None)
         if not response.is_success:
-            raise token_error(response, self.secrets())
-        token = parse_token(read_json(TOKEN_CALL_WITHOUT_CREDENTIALS, response))
+            raise api.token_error(call, response, self.secrets())
+        token = api.parse_token(api.read_json(call, response))
         self._tokens_seen.add(token.access_token)
         log.debug("fetched an access token valid for %d s", token.expires_in)
         return token
 
-    async def _send(self, call: Call, token: str | None) -> httpx.Response:
+    async def _send(self, call: api.Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
             self.stats.add(call.endpoint)
@@ -247,7 +216,7 @@ class AsyncClient:
                     return response
             await self._sleep(wait)
 
-    async def _receive(self, call: Call, token: str | None) -> httpx.Response:
+    async def _receive(self, call: api.Call, token: str | None) -> httpx.Response:
         """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
         request = self._http.build_request(
             call.method,
@@ -257,28 +226,38 @@ class AsyncClient:
             headers={"Authorization": f"Bearer {token}"} if token else None,
         )
         response = await self._http.send(request, stream=True)
-        body = Capped(MAX_ANSWER_BYTES, lambda: answer_too_large(call.what))
         try:
-            async for chunk in response.aiter_bytes():
-                body.add(chunk)
+            body = await read_capped(
+                response, MAX_ANSWER_BYTES, lambda: answer_too_large(call.what)
+            )
         finally:
             await response.aclose()
-        return with_body(response, b"".join(body.chunks))
+        # The body as read, decoded: a whole answer again.
+        headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
+        return httpx.Response(response.status_code, headers=headers, content=body, request=request)
 
     async def _read(
         self, response: httpx.Response, host: str, max_bytes: int, ends: float
     ) -> bytes:
-        declared = declared_length(response)
+        length = response.headers.get("content-length", "")
+        declared = int(length) if length.isdigit() else None
         if declared is not None and declared > max_bytes:
             raise too_large(host, max_bytes)
-        body = Capped(max_bytes, lambda: too_large(host, max_bytes))
         try:
-            async for chunk in response.aiter_bytes():
-                body.add(chunk)
-                self._in_time(ends, host)  # a byte a second never times out by itself
+            body = await read_capped(
+                response,
+                max_bytes,
+                lambda: too_large(host, max_bytes),
+                lambda: self._in_time(ends, host),  # a byte a second never times out alone
+            )
         except httpx.TransportError as exc:
             raise CutOff(str(exc)) from None
-        return complete_body(response, declared, body.chunks)
+        # Content-Length counts the bytes on the wire (compressed, if encoded); a body httpx
+        # already held in memory reports none, and then the body is the count.
+        received = response.num_bytes_downloaded or len(body)
+        if declared is not None and received != declared:
+            raise CutOff(f"got {received} of {declared} bytes")
+        return body
 
     def _in_time(self, ends: float, host: str) -> None:
         if self._clock() > ends:
@@ -299,6 +278,24 @@ class AsyncClient:
 
     def _unexpected(self, what: str, exc: Exception) -> ServiceError:
         return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
+
+
+async def read_capped(
+    response: httpx.Response,
+    limit: int,
+    refuse: Callable[[], Exception],
+    each: Callable[[], None] = lambda: None,
+) -> bytes:
+    """The body of a streamed ``response``; ``refuse()`` is raised once past ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise refuse()
+        chunks.append(chunk)
+        each()
+    return b"".join(chunks)
 
 
 def client_from_config(

@@ -1,9 +1,5 @@
-"""What the client is made of besides its requests: statistics, the retry bookkeeping,
-the checks of answers and downloads, and the errors they raise.
-
-Every text that leaves here is redacted; httpx's exceptions, whose messages carry URLs,
-become the exceptions of :mod:`mediashortcodes.errors`.
-"""
+"""The client's parts besides its requests: statistics, TLS and proxy settings, the retry
+bookkeeping, and the errors (redacted) that replace httpx's, whose texts carry URLs."""
 
 from __future__ import annotations
 
@@ -159,8 +155,8 @@ class Attempts:
         return wait
 
     def after_unreadable(self, call: Call, response: httpx.Response) -> float | None:
-        """The wait before asking again when a GET's answer is not JSON (a proxy's error
-        page, a mangled body: a GET changes nothing), else ``None``."""
+        """The wait before asking again a GET answered with no JSON (a proxy's error page),
+        else ``None``."""
         if call.method != "GET" or not response.is_success:
             return None
         try:
@@ -266,15 +262,6 @@ def check_base_url(base_url: str) -> str:
     return base
 
 
-def host_of(url: str) -> str:
-    return urlsplit(url).hostname or "?"
-
-
-def declared_length(response: httpx.Response) -> int | None:
-    value = response.headers.get("content-length", "")
-    return int(value) if value.isdigit() else None
-
-
 def too_large(host: str, max_bytes: int) -> InvalidResponseError:
     return InvalidResponseError(
         f"the download from {host} is larger than the limit of {max_bytes} bytes; "
@@ -321,40 +308,6 @@ def redirect_target(response: httpx.Response, policy: DownloadPolicy, hops: int)
     target = str(response.url.join(response.headers["location"]))
     policy.check(target)
     return target
-
-
-class Capped:
-    """A body read chunk by chunk, refused (``refuse()`` raised) once past ``limit`` bytes."""
-
-    def __init__(self, limit: int, refuse: Callable[[], Exception]) -> None:
-        self.limit = limit
-        self.refuse = refuse
-        self.chunks: list[bytes] = []
-        self.size = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if self.size > self.limit:
-            raise self.refuse()
-        self.chunks.append(chunk)
-
-
-def with_body(response: httpx.Response, body: bytes) -> httpx.Response:
-    """A streamed answer, read (capped, decoded) by the caller, as a whole answer again."""
-    headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
-    return httpx.Response(
-        response.status_code, headers=headers, content=body, request=response.request
-    )
-
-
-def complete_body(response: httpx.Response, declared: int | None, chunks: list[bytes]) -> bytes:
-    body = b"".join(chunks)
-    # Content-Length counts the bytes on the wire (compressed, if encoded); a body that
-    # httpx already held in memory reports no wire bytes, and then the body is the count.
-    received = response.num_bytes_downloaded or len(body)
-    if declared is not None and received != declared:
-        raise CutOff(f"got {received} of {declared} bytes")
-    return body
 
 
 def client_settings(config: Config) -> dict[str, Any]:

@@ -14,16 +14,13 @@ T = TypeVar("T")
 
 
 def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, without the result on the task, and with SIGTERM taken as asyncio
-    takes Ctrl-C.
+    """``asyncio.run``, with SIGTERM taken as asyncio takes Ctrl-C, and the result kept
+    off the main task (the runner formats the task into a message when it restores
+    signals: a whole site's resolution costs tens of milliseconds).
 
-    The runner formats the SIGINT handler, which holds the main task, into a message when
-    it restores signals: the repr of a whole site's resolution costs tens of milliseconds.
-
-    A SIGTERM handler that raises (the command line's) would raise inside whichever task
-    runs, and asyncio would print "Task exception was never retrieved". So while the loop
-    runs SIGTERM cancels the main task, and the program's own handler is called once the
-    loop is closed.
+    The command line's SIGTERM handler raises: inside whichever task runs, asyncio would
+    print "Task exception was never retrieved". So while the loop runs SIGTERM cancels the
+    main task, and the program's handler is called once the loop is closed.
     """
     import asyncio  # only when the service or the shared cache is asked
 

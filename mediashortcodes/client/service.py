@@ -39,9 +39,8 @@ def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
 
 
 def require_sandbox_extra(config: Config) -> None:
-    """With ``[service] sandbox = true``, refuse at once when the sandbox cannot make images:
-    a core-only install has no Pillow, and every image would fail one by one. Looked up, not
-    imported: a warm build never starts the sandbox."""
+    """With ``[service] sandbox = true``, refuse at once without Pillow (every image would
+    fail one by one); looked up, not imported."""
     if config.service.sandbox and importlib.util.find_spec("PIL") is None:
         raise ConfigError(
             f"[service] sandbox = true in {config.source} needs the sandbox extra (Pillow is "
@@ -56,11 +55,9 @@ SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"
 def embed_urls(config: Config) -> tuple[str, str]:
     """The (player_url, static_url) that go into published pages.
 
-    An embedded sandbox lives only as long as one build, on ports that change every run;
-    pages built against it point at the standalone sandbox's fixed address instead, so
-    builds are reproducible and the players work while `mediashortcodes sandbox` runs.
-    Either may be empty when the config has none: a renderer then refuses a video with
-    a message naming the setting (a builder checks before anything is fetched, see
+    An embedded sandbox lives one build, on ports that change every run: its pages point at
+    the standalone sandbox's fixed address instead (reproducible builds). Either may be
+    empty; a renderer then refuses a video naming the setting (see
     :func:`~mediashortcodes.config.require_embed_urls`).
     """
     service = config.service

@@ -1,22 +1,18 @@
-"""The blocking client, for the command line, the picker and live Django/Wagtail requests:
-:class:`~.async_client.AsyncClient` run on an event loop of its own, in a thread of its own.
-
-So it works from any thread, also one whose event loop already runs (Wagtail under ASGI),
-and threads share one token and one pair of connection pools.
-"""
+"""The blocking client (the command line, the picker, live Django/Wagtail requests):
+:class:`~.async_client.AsyncClient` on an event loop in a thread of its own, so it works
+from any thread, also one whose event loop already runs (Wagtail under ASGI)."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Callable, Coroutine
-from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 
 from ..config import Config, Credentials
-from ..records import Crop, DownloadInfo, File, Folder, Format, Usage
 from .async_client import AsyncClient
 from .base import client_settings
 from .redact import redact_url
@@ -24,6 +20,19 @@ from .redact import redact_url
 __all__ = ["Client", "sync_client_from_config"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[Client, P], T]:
+    """``method`` of :class:`AsyncClient`, as a blocking method of :class:`Client`."""
+
+    @functools.wraps(method)
+    def blocking(self: Client, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._run(method(self._async, *args, **kwargs))
+
+    return blocking
 
 
 class Client:
@@ -52,12 +61,7 @@ class Client:
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -76,31 +80,13 @@ class Client:
     def secrets(self) -> tuple[str, ...]:
         return self._async.secrets()
 
-    # The seven endpoints ----------------------------------------------------------------
-
-    def folders(self) -> list[Folder]:
-        return self._run(self._async.folders())
-
-    def files(self, folder_id: int) -> list[File]:
-        return self._run(self._async.files(folder_id))
-
-    def search(self, query: str) -> list[File]:
-        return self._run(self._async.search(query))
-
-    def download_info(
-        self, file_id: int, format: int, crop: Crop | None = None
-    ) -> list[DownloadInfo]:
-        return self._run(self._async.download_info(file_id, format, crop))
-
-    def formats(self) -> list[Format]:
-        return self._run(self._async.formats())
-
-    def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
-        self._run(self._async.report_usage(usage, removed_as_bool=removed_as_bool))
-
-    def download(self, url: str, *, max_bytes: int) -> bytes:
-        """Fetch a download link without the access token, checking host, size and length."""
-        return self._run(self._async.download(url, max_bytes=max_bytes))
+    folders = _blocking(AsyncClient.folders)
+    files = _blocking(AsyncClient.files)
+    search = _blocking(AsyncClient.search)
+    download_info = _blocking(AsyncClient.download_info)
+    formats = _blocking(AsyncClient.formats)
+    report_usage = _blocking(AsyncClient.report_usage)
+    download = _blocking(AsyncClient.download)
 
     # Plumbing ---------------------------------------------------------------------------
 
