@@ -117,8 +117,6 @@ class AsyncClient:
         access token received (not the client id, which names the integration)."""
         return (*self._credentials.secrets(), *self._tokens_seen)
 
-    # The seven endpoints ----------------------------------------------------------------
-
     async def folders(self) -> list[Folder]:
         return await self._records(api.folders_call(), "folders", Folder.from_api)
 
@@ -170,8 +168,6 @@ class AsyncClient:
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise self._unexpected(f"the download from {host}", exc) from None
             await self._sleep(wait)
-
-    # Plumbing ---------------------------------------------------------------------------
 
     async def _records(self, call: api.Call, what: str, make: Callable[[Any], T]) -> list[T]:
         return api.parse_records(api.read_json(call, await self._authorized(call)), what, make)

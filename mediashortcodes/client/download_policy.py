@@ -68,10 +68,9 @@ class DownloadPolicy:
 
     @property
     def http_allowed(self) -> bool:
-        if self.allow_http:
-            return True
-        parts = urlsplit(self.base_url)
-        return parts.scheme == "http" and is_loopback(host_of(self.base_url))
+        return self.allow_http or (
+            urlsplit(self.base_url).scheme == "http" and is_loopback(host_of(self.base_url))
+        )
 
     def host_allowed(self, host: str) -> bool:
         api_host = host_of(self.base_url)

@@ -107,9 +107,6 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-# Reading answers --------------------------------------------------------------------------
-
-
 def read_json(call: Call, response: httpx.Response) -> Any:
     ctype = response.headers.get("content-type", "")
     if "json" not in ctype.lower():
@@ -146,9 +143,6 @@ def parse_token(data: Any) -> Token:
     if token.expires_in <= 0:
         raise InvalidResponseError("the token response has a non-positive expires_in")
     return token
-
-
-# Errors -----------------------------------------------------------------------------------
 
 
 def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:

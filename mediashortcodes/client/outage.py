@@ -39,11 +39,8 @@ class OutageCooldownError(ServiceUnreachableError):
 
 
 class OutageBreaker:
-    """The last outage and until when the service is left alone (thread-safe).
-
-    ``owner`` identifies one resolution (one render): the probe after a cool-down may make
-    all the calls it needs, while the other owners keep waiting for its verdict.
-    """
+    """The last outage and until when the service is left alone (thread-safe). An
+    ``owner`` is one resolution (one render): the probe makes all the calls it needs."""
 
     def __init__(
         self, cooldown: float = DEFAULT_COOLDOWN, clock: Callable[[], float] = time.monotonic

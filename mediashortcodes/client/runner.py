@@ -1,5 +1,4 @@
-"""asyncio.run for one command (a build, a report), stopped by SIGTERM as cleanly as by
-Ctrl-C."""
+"""asyncio.run for one command, stopped by SIGTERM as cleanly as by Ctrl-C."""
 
 from __future__ import annotations
 
@@ -42,7 +41,13 @@ def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
     previous = signal.getsignal(signal.SIGTERM)
     with asyncio.Runner() as runner:
         loop = runner.get_loop()
-        takes_over = callable(previous) and _handles(loop, signal.SIGTERM, on_sigterm)
+        # Only the main thread can handle signals, and not every platform's loop (Windows').
+        takes_over = callable(previous) and threading.current_thread() is threading.main_thread()
+        try:
+            if takes_over:
+                loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        except (NotImplementedError, RuntimeError, ValueError):
+            takes_over = False
         try:
             runner.run(main())
         except asyncio.CancelledError:
@@ -55,15 +60,3 @@ def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
     if terminated and callable(previous):
         previous(signal.SIGTERM, None)  # the program's handler, now outside the loop
     return box[0]
-
-
-def _handles(loop: Any, signum: int, callback: Any) -> bool:
-    """Whether ``loop`` now handles ``signum``: only the main thread can, and not every
-    platform's loop (Windows')."""
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    try:
-        loop.add_signal_handler(signum, callback)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return False
-    return True

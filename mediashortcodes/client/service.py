@@ -17,10 +17,7 @@ from ..errors import ConfigError
 
 @contextmanager
 def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
-    """Yield ``(config with the service URLs filled in, credentials)``.
-
-    Nothing is contacted here: the client makes the first request when it is used.
-    """
+    """Yield ``(config with the service URLs filled in, credentials)``; contacts nothing."""
     if not config.service.sandbox:
         require_service_urls(config)
         yield config, credentials_from_env()
@@ -48,8 +45,7 @@ def require_sandbox_extra(config: Config) -> None:
         )
 
 
-# Where `mediashortcodes sandbox` serves its player and static files at its default ports.
-SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"
+SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"  # `mediashortcodes sandbox` on its default ports
 
 
 def embed_urls(config: Config) -> tuple[str, str]:

@@ -51,6 +51,8 @@ class Client:
         self._async = AsyncClient(base_url, credentials, sleep=self._wait, **options)
         self.base_url = self._async.base_url
         self.stats = self._async.stats
+        self.secrets = self._async.secrets
+        self._tokens_seen = self._async._tokens_seen  # the same set (tests add to it)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._starting = threading.Lock()
@@ -77,9 +79,6 @@ class Client:
             thread.join()
             loop.close()
 
-    def secrets(self) -> tuple[str, ...]:
-        return self._async.secrets()
-
     folders = _blocking(AsyncClient.folders)
     files = _blocking(AsyncClient.files)
     search = _blocking(AsyncClient.search)
@@ -87,8 +86,6 @@ class Client:
     formats = _blocking(AsyncClient.formats)
     report_usage = _blocking(AsyncClient.report_usage)
     download = _blocking(AsyncClient.download)
-
-    # Plumbing ---------------------------------------------------------------------------
 
     def _run(
         self, coroutine: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop | None = None

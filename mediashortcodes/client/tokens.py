@@ -1,11 +1,6 @@
-"""The access token: fetched on first use, reused until shortly before it expires.
-
-When many requests need a new token at once, one fetch is in flight and the others reuse
-its result. After a 401 the rejected token is dropped; a request rejected with an old
-token picks up a newer one somebody already fetched instead of fetching again. A fetch
-that fails (after the client's retries) fails the requests that waited for it too: each
-asking again in turn would multiply the wait on an unreachable service. The token lives
-in memory only.
+"""The access token (in memory only): fetched on first use, reused until shortly before
+it expires; one fetch at a time, its result (or its failure: each asking again in turn
+would multiply the wait on an unreachable service) shared by the requests that waited.
 """
 
 from __future__ import annotations
@@ -35,7 +30,6 @@ class TokenManager:
         return f"<TokenManager {'empty' if self._token is None else 'holding a token'}>"
 
     def _current(self) -> str | None:
-        """The token while it is still good to use, else ``None``."""
         if self._token is not None and self._clock() < self._renew_at:
             return self._token
         return None
