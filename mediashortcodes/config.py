@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
@@ -15,11 +15,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 CONFIG_NAME = "mediashortcodes.toml"
 

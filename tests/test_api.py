@@ -549,8 +549,12 @@ def test_a_download_larger_than_max_bytes_is_refused(fake):
 
 
 def test_a_streamed_download_without_length_is_cut_at_max_bytes(fake):
+    async def chunks():
+        yield b"x" * 600
+        yield b"x" * 600
+
     def chunked(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=iter([b"x" * 600, b"x" * 600]))
+        return httpx.Response(200, content=chunks())
 
     fake.inject("/dn/", chunked)
     client, _ = sync_client(fake)
@@ -626,7 +630,7 @@ def test_reprs_show_no_secret(fake):
     client, _ = sync_client(fake)
     client.formats()
     info = client.download_info(10, 0)[0]
-    shown = repr(client) + repr(client._tokens) + repr(info) + repr(CREDENTIALS)
+    shown = repr(client) + repr(client._async._tokens) + repr(info) + repr(CREDENTIALS)
     assert not any(s in shown for s in (*SECRETS[1:], "access-token-1-T0K", "DLTOKEN10"))
 
 

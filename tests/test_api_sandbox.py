@@ -204,7 +204,7 @@ def test_no_credential_or_token_appears_in_logs_or_errors(sandbox, caplog):
         sandbox.fail(429, count=1, path_prefix="/1/oauth2/token")
         sandbox.revoke_tokens()
         client.folders()
-        secrets_seen.extend(client._tokens_seen)
+        secrets_seen.extend(client.secrets())
     with client_for(sandbox, credentials=creds) as client:
         try:
             client.folders()

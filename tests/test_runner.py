@@ -1,5 +1,4 @@
-"""``run_returning``, a command's event loop: on Python 3.11's ``asyncio.Runner`` and, where
-there is none (Python 3.10), on the module's own stand-in; both are run here."""
+"""``run_returning``, a command's event loop: its result, its errors, Ctrl-C and SIGTERM."""
 
 from __future__ import annotations
 
@@ -13,14 +12,7 @@ import pytest
 from mediashortcodes.client.runner import run_returning
 
 
-@pytest.fixture(params=["asyncio.Runner", "without it (Python 3.10)"])
-def python(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param != "asyncio.Runner":
-        monkeypatch.delattr(asyncio, "Runner", raising=False)
-    return str(request.param)
-
-
-def test_it_returns_the_result_and_leaves_no_task_behind(python: str) -> None:
+def test_it_returns_the_result_and_leaves_no_task_behind() -> None:
     cancelled = []
 
     async def left_running() -> None:
@@ -39,7 +31,7 @@ def test_it_returns_the_result_and_leaves_no_task_behind(python: str) -> None:
     assert cancelled == [True]
 
 
-def test_an_error_of_the_command_is_raised_as_it_is(python: str) -> None:
+def test_an_error_of_the_command_is_raised_as_it_is() -> None:
     async def main() -> None:
         raise ValueError("the command's own")
 
@@ -47,7 +39,7 @@ def test_an_error_of_the_command_is_raised_as_it_is(python: str) -> None:
         run_returning(main())
 
 
-def test_sigterm_stops_the_command_and_then_calls_the_programs_handler(python: str) -> None:
+def test_sigterm_stops_the_command_and_then_calls_the_programs_handler() -> None:
     called = []
 
     def programs_handler(signum: int, _frame: Any) -> None:
@@ -67,7 +59,7 @@ def test_sigterm_stops_the_command_and_then_calls_the_programs_handler(python: s
     assert called == [signal.SIGTERM]
 
 
-def test_ctrl_c_cancels_the_command_and_is_raised_once_it_has_stopped(python: str) -> None:
+def test_ctrl_c_cancels_the_command_and_is_raised_once_it_has_stopped() -> None:
     cancelled = []
 
     async def main() -> None:

@@ -1,15 +1,12 @@
-"""The token managers: reuse, renewal before expiry, single-flight refresh."""
+"""The token manager: reuse, renewal before expiry, single-flight refresh."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from mediashortcodes.client.tokens import AsyncTokenManager, TokenManager
+from mediashortcodes.client.tokens import TokenManager
 from mediashortcodes.records import Token
 
 
@@ -31,54 +28,35 @@ class Issuer:
         return self.fetch()
 
 
-def test_the_token_is_reused_until_the_margin_before_expiry():
+async def test_the_token_is_reused_until_the_margin_before_expiry():
     issuer = Issuer()
-    tokens = TokenManager(issuer.fetch, issuer.clock, margin=60)
-    assert tokens.get() == "tok-1"
+    tokens = TokenManager(issuer.afetch, issuer.clock, margin=60)
+    assert await tokens.get() == "tok-1"
     issuer.now = 7139
-    assert tokens.get() == "tok-1"
+    assert await tokens.get() == "tok-1"
     issuer.now = 7140
-    assert tokens.get() == "tok-2"
+    assert await tokens.get() == "tok-2"
 
 
-def test_a_rejected_token_is_replaced_once_even_when_reported_twice():
+async def test_a_rejected_token_is_replaced_once_even_when_reported_twice():
     issuer = Issuer()
-    tokens = TokenManager(issuer.fetch, issuer.clock, margin=60)
-    rejected = tokens.get()
-    assert tokens.after_rejection(rejected) == "tok-2"
-    assert tokens.after_rejection(rejected) == "tok-2"  # a late report of the same old token
+    tokens = TokenManager(issuer.afetch, issuer.clock, margin=60)
+    rejected = await tokens.get()
+    assert await tokens.after_rejection(rejected) == "tok-2"
+    assert await tokens.after_rejection(rejected) == "tok-2"  # a late report of the old one
     assert issuer.count == 2
-
-
-def test_threads_waiting_for_a_token_share_one_fetch():
-    issuer = Issuer()
-    gate = threading.Barrier(8)
-
-    def slow_fetch() -> Token:
-        time.sleep(0.01)  # widen the window in which the other threads ask too
-        return issuer.fetch()
-
-    tokens = TokenManager(slow_fetch, issuer.clock, margin=60)
-
-    def get(_: int) -> str:
-        gate.wait()
-        return tokens.get()
-
-    with ThreadPoolExecutor(8) as pool:
-        assert set(pool.map(get, range(8))) == {"tok-1"}
-    assert issuer.count == 1
 
 
 async def test_tasks_waiting_for_a_token_share_one_fetch():
     issuer = Issuer()
-    tokens = AsyncTokenManager(issuer.afetch, issuer.clock, margin=60)
+    tokens = TokenManager(issuer.afetch, issuer.clock, margin=60)
     assert set(await asyncio.gather(*(tokens.get() for _ in range(50)))) == {"tok-1"}
     assert issuer.count == 1
 
 
 async def test_many_tasks_rejected_together_cause_one_refresh():
     issuer = Issuer()
-    tokens = AsyncTokenManager(issuer.afetch, issuer.clock, margin=60)
+    tokens = TokenManager(issuer.afetch, issuer.clock, margin=60)
     old = await tokens.get()
     fresh = await asyncio.gather(*(tokens.after_rejection(old) for _ in range(10)))
     assert set(fresh) == {"tok-2"} and issuer.count == 2
@@ -98,7 +76,7 @@ async def test_tasks_waiting_for_a_failing_fetch_share_its_failure():
             await asyncio.sleep(0)  # the other tasks queue up meanwhile
         raise Unreachable("the service cannot be reached")
 
-    tokens = AsyncTokenManager(failing_fetch, Issuer().clock, margin=60)
+    tokens = TokenManager(failing_fetch, Issuer().clock, margin=60)
     results = await asyncio.gather(*(tokens.get() for _ in range(8)), return_exceptions=True)
     assert all(isinstance(r, Unreachable) for r in results)
     assert attempts == 1  # not eight retry sequences one after the other
@@ -107,51 +85,8 @@ async def test_tasks_waiting_for_a_failing_fetch_share_its_failure():
     assert attempts == 2
 
 
-class CountingLock:
-    """A lock that tells how many threads have asked for it."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.asked = 0
-        self.changed = threading.Condition()
-
-    def __enter__(self) -> None:
-        with self.changed:
-            self.asked += 1
-            self.changed.notify_all()
-        self._lock.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
-
-
-def test_threads_waiting_for_a_failing_fetch_share_its_failure():
-    attempts = 0
-    lock = CountingLock()
-
-    def failing_fetch() -> Token:
-        nonlocal attempts
-        attempts += 1
-        with lock.changed:
-            lock.changed.wait_for(lambda: lock.asked == 8)  # every thread is waiting
-        raise Unreachable("the service cannot be reached")
-
-    tokens = TokenManager(failing_fetch, Issuer().clock, margin=60)
-    tokens._lock = lock  # type: ignore[assignment]
-
-    def get(_: int) -> str:
-        try:
-            return tokens.get()
-        except Unreachable as exc:
-            return str(exc)
-
-    with ThreadPoolExecutor(8) as pool:
-        assert set(pool.map(get, range(8))) == {"the service cannot be reached"}
-    assert attempts == 1
-
-
-def test_the_token_never_shows_in_a_repr():
+async def test_the_token_never_shows_in_a_repr():
     issuer = Issuer()
-    tokens = TokenManager(issuer.fetch, issuer.clock, margin=60)
-    tokens.get()
+    tokens = TokenManager(issuer.afetch, issuer.clock, margin=60)
+    await tokens.get()
     assert "tok-1" not in repr(tokens)

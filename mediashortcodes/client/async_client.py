@@ -1,62 +1,53 @@
-"""The asynchronous client of the service, for batch builds: many requests in flight
-(see :mod:`.base` for what both clients promise)."""
+"""The client of the service, asynchronous; :class:`~.sync_client.Client` wraps it.
+
+Creating it does no I/O: the first API call fetches the token (:mod:`.tokens`). Retries
+follow :mod:`.retry`. The token goes to the API host only: downloads use a second pool
+that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions of
+:mod:`mediashortcodes.errors` leave here, their texts redacted.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from ..config import Config, Credentials
+from ..errors import ServiceError
 from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
+from . import endpoints as api
 from .base import (
+    LONG_WAIT,
     MAX_ANSWER_BYTES,
-    Capped,
-    ClientBase,
+    USER_AGENT,
+    Attempts,
     CutOff,
+    RequestStats,
     answer_too_large,
+    check_base_url,
     client_settings,
-    complete_body,
-    declared_length,
     download_status_error,
-    keep_body,
     log,
     proxy_settings_checked,
     redirect_target,
+    tls_context,
     too_large,
+    too_slow,
 )
-from .endpoints import (
-    Call,
-    download_info_call,
-    files_call,
-    folders_call,
-    formats_call,
-    parse_download_info,
-    parse_files,
-    parse_folders,
-    parse_formats,
-    read_json,
-    search_call,
-    status_error,
-    token_call,
-    usage_call,
-)
-from .tokens import AsyncTokenManager
-from .transport import lane_client_options
+from .download_policy import DownloadPolicy, host_of
+from .redact import install_log_redaction, redact, redact_url, redact_urls_in
+from .retry import RetryPolicy
+from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]
 
-
-def _transport_options(
-    given: httpx.AsyncBaseTransport | None, limits: httpx.Limits
-) -> dict[str, Any]:
-    return {"transport": given} if given is not None else lane_client_options(limits)
+T = TypeVar("T")
 
 
-class AsyncClient(ClientBase):
+class AsyncClient:
     """The asynchronous client; one connection pool for the API, one for downloads."""
 
     def __init__(
@@ -77,78 +68,88 @@ class AsyncClient(ClientBase):
         sleep: Callable[[float], Awaitable[Any]] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
-        super().__init__(
-            base_url,
-            credentials,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_total_seconds=retry_total_seconds,
-            download_url=download_url,
-            allowed_download_hosts=allowed_download_hosts,
-            allow_http_downloads=allow_http_downloads,
-            clock=clock,
-            download_timeout=download_timeout,
-        )
+        self.base_url = check_base_url(base_url)
+        self.stats = RequestStats()
+        self._credentials = credentials
+        self._download_timeout = download_timeout  # a whole download, every attempt included
         self._sleep = sleep or asyncio.sleep
-        self._tokens = AsyncTokenManager(self._fetch_token, self._clock, token_margin)
-        # Two pools (the token never goes to the download host), each in lanes of httpx's
-        # transports behind the environment's proxies (transport.py says why); a given
-        # transport is used as is.
+        self._clock = clock or time.monotonic
+        self._retry = RetryPolicy(max_retries=max_retries, total_seconds=retry_total_seconds)
+        self._policy = DownloadPolicy(
+            base_url=self.base_url,
+            download_url=download_url,
+            allowed_hosts=tuple(allowed_download_hosts),
+            allow_http=allow_http_downloads,
+        )
+        self._tokens = TokenManager(self._fetch_token, self._clock, token_margin)
+        self._tokens_seen: set[str] = set()
+        self._announced = float("-inf")
+        install_log_redaction()
+        # httpx's own transports (with the environment's proxies) unless one is given.
+        options: dict[str, Any] = {
+            "timeout": httpx.Timeout(timeout),
+            "limits": httpx.Limits(max_connections=100, max_keepalive_connections=20),
+            "verify": tls_context(),
+            "headers": {"User-Agent": USER_AGENT},
+            "follow_redirects": False,
+        }
         with proxy_settings_checked():
-            self._http = httpx.AsyncClient(
-                **_transport_options(transport, self._limits), **self._pool_options
-            )
+            self._http = httpx.AsyncClient(transport=transport, **options)
             self._downloads = httpx.AsyncClient(
-                **_transport_options(download_transport or transport, self._limits),
-                **self._pool_options,
+                transport=download_transport or transport, **options
             )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
 
     async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
         await self._http.aclose()
         await self._downloads.aclose()
 
-    # The seven endpoints ----------------------------------------------------------------
+    def secrets(self) -> tuple[str, ...]:
+        """The values never to send or show: the client secret, the refresh token and every
+        access token received (not the client id, which names the integration)."""
+        return (*self._credentials.secrets(), *self._tokens_seen)
 
     async def folders(self) -> list[Folder]:
-        return parse_folders(await self._json(folders_call()))
+        return await self._records(api.folders_call(), "folders", Folder.from_api)
 
     async def files(self, folder_id: int) -> list[File]:
-        return parse_files(await self._json(files_call(folder_id)))
+        return await self._records(api.files_call(folder_id), "files", File.from_api)
 
     async def search(self, query: str) -> list[File]:
-        return parse_files(await self._json(search_call(query)))
+        return await self._records(api.search_call(query), "files", File.from_api)
 
     async def download_info(
         self, file_id: int, format: int, crop: Crop | None = None
     ) -> list[DownloadInfo]:
-        return parse_download_info(await self._json(download_info_call(file_id, format, crop)))
+        call = api.download_info_call(file_id, format, crop)
+        return await self._records(call, "download information", DownloadInfo.from_api)
 
     async def formats(self) -> list[Format]:
-        return parse_formats(await self._json(formats_call()))
+        return await self._records(api.formats_call(), "formats", Format.from_api)
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
-        await self._authorized(usage_call(usage, removed_as_bool=removed_as_bool))
+        await self._authorized(api.usage_call(usage, removed_as_bool=removed_as_bool))
 
     async def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
-        host = self._check_download(url, max_bytes)
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+            raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+        self._policy.check(url)
+        host = host_of(url)
         attempts = self._attempts(f"the download from {host}")
-        in_time = self._download_deadline(host)
+        ends = self._clock() + self._download_timeout
         hops = 0
         while True:
-            in_time()
-            self._count("download")
+            self._in_time(ends, host)
+            self.stats.add("download")
             try:
                 async with self._downloads.stream("GET", url) as response:
                     if response.is_redirect:
@@ -159,7 +160,7 @@ class AsyncClient(ClientBase):
                     if wait is None:
                         if not response.is_success:
                             raise download_status_error(response, host)
-                        return await self._read(response, host, max_bytes, in_time)
+                        return await self._read(response, host, max_bytes, ends)
             except CutOff as exc:
                 wait = attempts.after_error(exc, cut_off=True)
             except httpx.TransportError as exc:
@@ -168,12 +169,10 @@ class AsyncClient(ClientBase):
                 raise self._unexpected(f"the download from {host}", exc) from None
             await self._sleep(wait)
 
-    # Plumbing ---------------------------------------------------------------------------
+    async def _records(self, call: api.Call, what: str, make: Callable[[Any], T]) -> list[T]:
+        return api.parse_records(api.read_json(call, await self._authorized(call)), what, make)
 
-    async def _json(self, call: Call) -> Any:
-        return read_json(call, await self._authorized(call))
-
-    async def _authorized(self, call: Call) -> httpx.Response:
+    async def _authorized(self, call: api.Call) -> httpx.Response:
         token = await self._tokens.get()
         response = await self._send(call, token)
         if response.status_code == 401:
@@ -181,16 +180,23 @@ class AsyncClient(ClientBase):
             token = await self._tokens.after_rejection(token)
             response = await self._send(call, token)
         if not response.is_success:
-            raise status_error(call, response, self.secrets())
+            raise api.status_error(call, response, self.secrets())
         return response
 
     async def _fetch_token(self) -> Token:
-        return self._accept_token(await self._send(token_call(self._credentials), None))
+        call = api.token_call(self._credentials)  # its params (the credentials) never shown
+        response = await self._send(call, None)
+        if not response.is_success:
+            raise api.token_error(call, response, self.secrets())
+        token = api.parse_token(api.read_json(call, response))
+        self._tokens_seen.add(token.access_token)
+        log.debug("fetched an access token valid for %d s", token.expires_in)
+        return token
 
-    async def _send(self, call: Call, token: str | None) -> httpx.Response:
+    async def _send(self, call: api.Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
-            self._count(call.endpoint)
+            self.stats.add(call.endpoint)
             try:
                 response = await self._receive(call, token)
             except httpx.TransportError as exc:
@@ -206,31 +212,86 @@ class AsyncClient(ClientBase):
                     return response
             await self._sleep(wait)
 
-    async def _receive(self, call: Call, token: str | None) -> httpx.Response:
+    async def _receive(self, call: api.Call, token: str | None) -> httpx.Response:
         """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
-        response = await self._http.send(self._build(self._http, call, token), stream=True)
-        body = Capped(MAX_ANSWER_BYTES, lambda: answer_too_large(call.what))
+        request = self._http.build_request(
+            call.method,
+            self.base_url + call.path,
+            params=dict(call.params) if call.params else None,
+            json=call.body,
+            headers={"Authorization": f"Bearer {token}"} if token else None,
+        )
+        response = await self._http.send(request, stream=True)
         try:
-            async for chunk in response.aiter_bytes():
-                body.add(chunk)
+            body = await read_capped(
+                response, MAX_ANSWER_BYTES, lambda: answer_too_large(call.what)
+            )
         finally:
             await response.aclose()
-        return keep_body(response, body.chunks)
+        # The body as read, decoded: a whole answer again.
+        headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
+        return httpx.Response(response.status_code, headers=headers, content=body, request=request)
 
     async def _read(
-        self, response: httpx.Response, host: str, max_bytes: int, in_time: Callable[[], None]
+        self, response: httpx.Response, host: str, max_bytes: int, ends: float
     ) -> bytes:
-        declared = declared_length(response)
+        length = response.headers.get("content-length", "")
+        declared = int(length) if length.isdigit() else None
         if declared is not None and declared > max_bytes:
             raise too_large(host, max_bytes)
-        body = Capped(max_bytes, lambda: too_large(host, max_bytes))
         try:
-            async for chunk in response.aiter_bytes():
-                body.add(chunk)
-                in_time()  # a link that sends a byte a second never times out by itself
+            body = await read_capped(
+                response,
+                max_bytes,
+                lambda: too_large(host, max_bytes),
+                lambda: self._in_time(ends, host),  # a byte a second never times out alone
+            )
         except httpx.TransportError as exc:
             raise CutOff(str(exc)) from None
-        return complete_body(response, declared, body.chunks)
+        # Content-Length counts the bytes on the wire (compressed, if encoded); a body httpx
+        # already held in memory reports none, and then the body is the count.
+        received = response.num_bytes_downloaded or len(body)
+        if declared is not None and received != declared:
+            raise CutOff(f"got {received} of {declared} bytes")
+        return body
+
+    def _in_time(self, ends: float, host: str) -> None:
+        if self._clock() > ends:
+            raise too_slow(host, self._download_timeout)
+
+    def _attempts(self, what: str) -> Attempts:
+        return Attempts(self._retry, self._clock, what, self._scrub, self._announce_wait)
+
+    def _announce_wait(self, status: int, wait: float) -> None:
+        """Say why nothing moves during a long wait; many requests waiting make one line."""
+        now = self._clock()
+        if now - self._announced >= LONG_WAIT:
+            self._announced = now
+            log.warning("the service answered HTTP %d; waiting %.0f s to try again", status, wait)
+
+    def _scrub(self, text: str) -> str:
+        return redact(redact_urls_in(text), self.secrets())
+
+    def _unexpected(self, what: str, exc: Exception) -> ServiceError:
+        return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
+
+
+async def read_capped(
+    response: httpx.Response,
+    limit: int,
+    refuse: Callable[[], Exception],
+    each: Callable[[], None] = lambda: None,
+) -> bytes:
+    """The body of a streamed ``response``; ``refuse()`` is raised once past ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise refuse()
+        chunks.append(chunk)
+        each()
+    return b"".join(chunks)
 
 
 def client_from_config(

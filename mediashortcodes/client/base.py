@@ -1,28 +1,15 @@
-"""What the async and sync clients share: request statistics, the retry loop's bookkeeping,
-answer checks, and the client base that holds settings, secrets and redaction.
-
-The clients themselves are :mod:`.async_client` (batch builds, many requests in flight) and
-:mod:`.sync_client` (the CLI and live Django/Wagtail requests). Both:
-
-- fetch the access token on the first API call, never before (creating a client does no
-  I/O, so a warm build makes no request at all), and reuse it until shortly before it
-  expires; a 401 fetches one fresh token and retries once;
-- retry 429, the transient 5xx, connection errors and timeouts (see :mod:`.retry`), and
-  a GET whose answer is not JSON (a proxy's error page, a mangled body);
-- send the token to the API host only: downloads go through a second connection pool that
-  never carries it, and only to hosts the download policy allows;
-- raise the exceptions of :mod:`mediashortcodes.errors`, never httpx's, whose messages
-  carry URLs: every text that leaves here is redacted.
-"""
+"""The client's parts besides its requests: statistics, TLS and proxy settings, the retry
+bookkeeping, and the errors (redacted) that replace httpx's, whose texts carry URLs."""
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import socket
 import ssl
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
@@ -31,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import __version__
-from ..config import ENV_BASE_URL, Config, Credentials
+from ..config import ENV_BASE_URL, Config
 from ..errors import (
     ConfigError,
     InvalidResponseError,
@@ -41,22 +28,20 @@ from ..errors import (
     ServiceError,
     ServiceUnreachableError,
 )
-from ..records import Token
 from .download_policy import DownloadPolicy
-from .endpoints import (
-    TOKEN_CALL_WITHOUT_CREDENTIALS,
-    Call,
-    parse_token,
-    read_json,
-    token_error,
-)
-from .redact import install_log_redaction, redact, redact_url, redact_urls_in
+from .endpoints import Call, read_json
+from .redact import redact_url
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 log = logging.getLogger("mediashortcodes.api")
 
 USER_AGENT = f"mediashortcodes/{__version__} (python-httpx/{httpx.__version__})"
 MAX_REDIRECTS = 5
+# An API answer is JSON metadata: past this many bytes (decoded: a small gzip can unpack to
+# gigabytes) it is refused rather than held in memory.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+# A wait long enough that a build would seem stuck: it is announced (once per this long).
+LONG_WAIT = 10.0
 
 
 @dataclass
@@ -80,33 +65,15 @@ class RequestStats:
         setattr(self, endpoint, getattr(self, endpoint) + 1)
 
 
-# A wait long enough that a build would seem stuck: it is announced (once per this long).
-LONG_WAIT = 10.0
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi's store, or the bundle that ``SSL_CERT_FILE`` or
+    ``SSL_CERT_DIR`` names), made once per bundle: loading a store takes about 20 ms."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
 
-# getaddrinfo's "no such name" answers: final, unlike EAI_AGAIN (a resolver that is down).
-_NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
-
-
-def unknown_host(exc: BaseException) -> bool:
-    """Whether the host name does not exist (a typo, a placeholder URL), under httpx's
-    wrappers: nothing to wait for."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, socket.gaierror):
-            return seen.errno in _NO_SUCH_HOST
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def untrusted_certificate(exc: BaseException) -> bool:
-    """Whether the server's certificate failed verification: the same on every try."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLCertVerificationError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return "CERTIFICATE_VERIFY_FAILED" in str(exc)
+@functools.cache
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()  # reads the same two variables
 
 
 @contextmanager
@@ -125,6 +92,29 @@ def proxy_settings_checked() -> Iterator[None]:
                 "fix them, or unset them"
             )
         ) from None
+
+
+# getaddrinfo's "no such name" answers: final, unlike EAI_AGAIN (a resolver that is down).
+_NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: BaseException | None = exc
+    while seen is not None:
+        yield seen
+        seen = seen.__cause__ or seen.__context__
+
+
+def unknown_host(exc: BaseException) -> bool:
+    """Whether the host name does not exist (a typo, a placeholder URL): nothing to wait for."""
+    return any(isinstance(e, socket.gaierror) and e.errno in _NO_SUCH_HOST for e in _causes(exc))
+
+
+def untrusted_certificate(exc: BaseException) -> bool:
+    """Whether the server's certificate failed verification: the same on every try."""
+    return any(isinstance(e, ssl.SSLCertVerificationError) for e in _causes(exc)) or (
+        "CERTIFICATE_VERIFY_FAILED" in str(exc)
+    )
 
 
 class CutOff(Exception):
@@ -165,11 +155,8 @@ class Attempts:
         return wait
 
     def after_unreadable(self, call: Call, response: httpx.Response) -> float | None:
-        """The wait before asking again when a GET's answer is not JSON, else ``None``.
-
-        A proxy's error page or a body mangled on the way passes on the next try; asking
-        again is safe because a GET changes nothing.
-        """
+        """The wait before asking again a GET answered with no JSON (a proxy's error page),
+        else ``None``."""
         if call.method != "GET" or not response.is_success:
             return None
         try:
@@ -183,12 +170,10 @@ class Attempts:
         return None
 
     def after_error(self, exc: Exception, *, cut_off: bool = False) -> float:
-        # Asking DNS again in a second gives the same answer; a certificate too.
-        if unknown_host(exc) or untrusted_certificate(exc):
-            raise self._exhausted_error(exc, cut_off) from None
-        wait = self._next(None)
+        # Asking DNS again in a second gives the same answer; a certificate too. Raised
+        # while handling httpx's exception, whose text holds the URL: hidden.
+        wait = None if unknown_host(exc) or untrusted_certificate(exc) else self._next(None)
         if wait is None:
-            # Called while handling httpx's exception, whose text holds the URL: hide it.
             raise self._exhausted_error(exc, cut_off) from None
         log.info(
             "%s failed (%s); retry %d in %.2f s",
@@ -266,11 +251,10 @@ def check_base_url(base_url: str) -> str:
     base = (base_url or "").strip().rstrip("/")
     try:
         parts = urlsplit(base)
-        host = parts.hostname
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:
-        host = None
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not host:
+        usable = False
+    if not usable:
         raise ConfigError(
             f"the service base_url must be an absolute http(s) URL, got {redact_url(base)!r}; "
             f"set [service] base_url in mediashortcodes.toml or {ENV_BASE_URL}"
@@ -278,19 +262,26 @@ def check_base_url(base_url: str) -> str:
     return base
 
 
-def host_of(url: str) -> str:
-    return urlsplit(url).hostname or "?"
-
-
-def declared_length(response: httpx.Response) -> int | None:
-    value = response.headers.get("content-length", "")
-    return int(value) if value.isdigit() else None
-
-
 def too_large(host: str, max_bytes: int) -> InvalidResponseError:
     return InvalidResponseError(
         f"the download from {host} is larger than the limit of {max_bytes} bytes; "
         "raise [images] max_bytes in mediashortcodes.toml if the file is expected"
+    )
+
+
+def too_slow(host: str, seconds: float) -> ServiceUnreachableError:
+    # An outage, as a read timeout is: a build stops with exit 3 (the previous output
+    # kept), and a live renderer leaves the service alone for its cool-down.
+    return ServiceUnreachableError(
+        f"the download from {host} did not finish within {seconds:g} s; the link may be "
+        "throttled: run again, or raise [service] download_timeout in mediashortcodes.toml"
+    )
+
+
+def answer_too_large(what: str) -> InvalidResponseError:
+    return InvalidResponseError(
+        f"{what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB of JSON "
+        "(decoded); it was not read: tell the service operator"
     )
 
 
@@ -319,178 +310,13 @@ def redirect_target(response: httpx.Response, policy: DownloadPolicy, hops: int)
     return target
 
 
-# An API answer is JSON metadata: past this many bytes (decoded: a small gzip can unpack to
-# gigabytes) it is refused rather than held in memory.
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
-
-
-def answer_too_large(what: str) -> InvalidResponseError:
-    return InvalidResponseError(
-        f"{what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB of JSON "
-        "(decoded); it was not read: tell the service operator"
-    )
-
-
-class Capped:
-    """A body read chunk by chunk, refused (``refuse()`` raised) once past ``limit`` bytes."""
-
-    def __init__(self, limit: int, refuse: Callable[[], Exception]) -> None:
-        self.limit = limit
-        self.refuse = refuse
-        self.chunks: list[bytes] = []
-        self.size = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if self.size > self.limit:
-            raise self.refuse()
-        self.chunks.append(chunk)
-
-
-def keep_body(response: httpx.Response, chunks: list[bytes]) -> httpx.Response:
-    """A streamed answer, read (capped) by the caller, made readable as a whole again."""
-    response._content = b"".join(chunks)  # what httpx's own read() sets
-    return response
-
-
-def too_slow(host: str, seconds: float) -> ServiceUnreachableError:
-    # A timeout, as a read timeout is: the host, not the file, is in trouble. An outage, so
-    # a build stops with exit 3 (the previous output kept) instead of listing every image,
-    # and a live renderer leaves the service alone for its cool-down instead of waiting out
-    # the deadline again on every page.
-    return ServiceUnreachableError(
-        f"the download from {host} did not finish within {seconds:g} s; the link may be "
-        "throttled: run again, or raise [service] download_timeout in mediashortcodes.toml"
-    )
-
-
-def complete_body(response: httpx.Response, declared: int | None, chunks: list[bytes]) -> bytes:
-    body = b"".join(chunks)
-    # Content-Length counts the bytes on the wire (compressed, if encoded); a body that
-    # httpx already held in memory reports no wire bytes, and then the body is the count.
-    received = response.num_bytes_downloaded or len(body)
-    if declared is not None and received != declared:
-        raise CutOff(f"got {received} of {declared} bytes")
-    return body
-
-
-class ClientBase:
-    """What both clients share: settings, the policies, request building, redaction."""
-
-    def __init__(
-        self,
-        base_url: str,
-        credentials: Credentials,
-        *,
-        timeout: float,
-        max_retries: int,
-        retry_total_seconds: float,
-        download_url: str,
-        allowed_download_hosts: Iterable[str],
-        allow_http_downloads: bool,
-        clock: Callable[[], float] | None,
-        download_timeout: float = 120.0,
-    ) -> None:
-        self.base_url = check_base_url(base_url)
-        self._download_timeout = download_timeout  # a whole download, every attempt included
-        self._credentials = credentials
-        self._clock = clock or time.monotonic
-        self._retry = RetryPolicy(max_retries=max_retries, total_seconds=retry_total_seconds)
-        self._policy = DownloadPolicy(
-            base_url=self.base_url,
-            download_url=download_url,
-            allowed_hosts=tuple(allowed_download_hosts),
-            allow_http=allow_http_downloads,
-        )
-        self._timeout = httpx.Timeout(timeout)
-        self._limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-        self._headers = {"User-Agent": USER_AGENT}
-        # The same settings for the API pool and the download pool, sync or async.
-        self._pool_options: dict[str, Any] = {
-            "timeout": self._timeout,
-            "limits": self._limits,
-            "headers": self._headers,
-            "follow_redirects": False,
-        }
-        self._tokens_seen: set[str] = set()
-        self._announced = float("-inf")
-        self.stats = RequestStats()
-        self._stats_lock = threading.Lock()  # the sync client may be shared by threads
-        install_log_redaction()
-
-    def _download_deadline(self, host: str) -> Callable[[], None]:
-        """A check to call while a download runs: raises once it has taken too long."""
-        ends = self._clock() + self._download_timeout
-
-        def check() -> None:
-            if self._clock() > ends:
-                raise too_slow(host, self._download_timeout)
-
-        return check
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
-
-    def secrets(self) -> tuple[str, ...]:
-        """The values that must never be sent or shown: the client secret, the refresh token
-        and every access token received (not the client id, which names the integration)."""
-        return (*self._credentials.secrets(), *self._tokens_seen)
-
-    def _scrub(self, text: str) -> str:
-        return redact(redact_urls_in(text), self.secrets())
-
-    def _count(self, endpoint: str) -> None:
-        with self._stats_lock:
-            self.stats.add(endpoint)
-
-    def _attempts(self, what: str) -> Attempts:
-        return Attempts(self._retry, self._clock, what, self._scrub, self._announce_wait)
-
-    def _announce_wait(self, status: int, wait: float) -> None:
-        """Say why nothing moves during a long wait; many requests waiting make one line."""
-        now = self._clock()
-        if now - self._announced >= LONG_WAIT:
-            self._announced = now
-            log.warning("the service answered HTTP %d; waiting %.0f s to try again", status, wait)
-
-    def _build(
-        self, http: httpx.Client | httpx.AsyncClient, call: Call, token: str | None
-    ) -> httpx.Request:
-        headers = {"Authorization": f"Bearer {token}"} if token else None
-        return http.build_request(
-            call.method,
-            self.base_url + call.path,
-            params=dict(call.params) if call.params else None,
-            json=call.body,
-            headers=headers,
-        )
-
-    def _accept_token(self, response: httpx.Response) -> Token:
-        if not response.is_success:
-            raise token_error(response, self.secrets())
-        token = parse_token(read_json(TOKEN_CALL_WITHOUT_CREDENTIALS, response))
-        self._tokens_seen.add(token.access_token)
-        log.debug("fetched an access token valid for %d s", token.expires_in)
-        return token
-
-    def _check_download(self, url: str, max_bytes: int) -> str:
-        """Refuse a link the policy does not allow; return its host for messages."""
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
-            raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
-        self._policy.check(url)
-        return host_of(url)
-
-    def _unexpected(self, what: str, exc: Exception) -> ServiceError:
-        return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
-
-
 def client_settings(config: Config) -> dict[str, Any]:
     service = config.service
     if not service.base_url:
         raise ConfigError(
             f"no service base_url: set [service] base_url in {config.source} or {ENV_BASE_URL} "
             "(with [service] sandbox = true, open the service with "
-            "mediashortcodes.service.open_service first)"
+            "mediashortcodes.client.service.open_service first)"
         )
     return {
         "timeout": service.timeout,

@@ -1,13 +1,10 @@
-"""Which download links the client may follow (pure; no I/O).
+"""Which download links the client may follow (pure).
 
-A ``downloadURL`` comes from the service's answer, so it is input to check, not an order to
-obey: the client fetches it only when its scheme and host are expected. Accepted hosts are
-the configured download host, the API host, a host under the API host's registrable domain
-(by the public-suffix list, its private section included: an API at ``api.x.co.uk`` vouches
-for ``*.x.co.uk``, not for every ``*.co.uk``; one at ``a.github.io`` for ``*.a.github.io``,
-not for other users' pages), and the hosts listed in ``[service] allowed_download_hosts``.
-Plain http is accepted only when allowed explicitly, or when the API itself is plain http
-on a loopback address (the local sandbox).
+A ``downloadURL`` is input to check, not an order: it is fetched on the download host, the
+API host, a host under the API host's registrable domain (by the public-suffix list, its
+private section included: ``api.x.co.uk`` vouches for ``*.x.co.uk``, ``a.github.io`` for
+``*.a.github.io`` only) or a host of ``[service] allowed_download_hosts``. Plain http only
+when allowed, or when the API itself is plain http on a loopback address (the sandbox).
 """
 
 from __future__ import annotations
@@ -21,35 +18,31 @@ from publicsuffixlist import PublicSuffixList
 
 from ..errors import InvalidResponseError
 
-LOOPBACK_NAMES = frozenset({"localhost"})
-
 
 class DownloadRejectedError(InvalidResponseError):
     """The service named a download link the download policy does not allow."""
 
 
-def _host(url: str) -> str:
+def host_of(url: str) -> str:
+    """The host of ``url``, lower case, without a final dot ("" when there is none)."""
     try:
         return (urlsplit(url).hostname or "").lower().rstrip(".")
     except ValueError:
         return ""
 
 
-def _is_ip(host: str) -> bool:
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        ipaddress.ip_address(host)
+        return ipaddress.ip_address(host)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    address = _address(host)
+    return (
+        host == "localhost" or host.endswith(".localhost") or bool(address and address.is_loopback)
+    )
 
 
 @functools.cache
@@ -59,10 +52,9 @@ def _suffixes() -> PublicSuffixList:
 
 
 def parent_domain(host: str) -> str:
-    """The registrable domain of a host name: one label under its public suffix
-    (``cdn.example.com`` -> ``example.com``, ``api.x.co.uk`` -> ``x.co.uk``); "" for an
-    address, a public suffix itself (``co.uk``, ``github.io``) or a name without one."""
-    if not host or _is_ip(host):
+    """One label under the public suffix (``api.x.co.uk`` -> ``x.co.uk``); "" for an
+    address or a public suffix itself (``co.uk``, ``github.io``)."""
+    if not host or _address(host) is not None:
         return ""
     return _suffixes().privatesuffix(host) or ""
 
@@ -76,14 +68,13 @@ class DownloadPolicy:
 
     @property
     def http_allowed(self) -> bool:
-        if self.allow_http:
-            return True
-        parts = urlsplit(self.base_url)
-        return parts.scheme == "http" and is_loopback(_host(self.base_url))
+        return self.allow_http or (
+            urlsplit(self.base_url).scheme == "http" and is_loopback(host_of(self.base_url))
+        )
 
     def host_allowed(self, host: str) -> bool:
-        api_host = _host(self.base_url)
-        if host and host in (api_host, _host(self.download_url)):
+        api_host = host_of(self.base_url)
+        if host and host in (api_host, host_of(self.download_url)):
             return True
         if host in {h.lower().rstrip(".") for h in self.allowed_hosts}:
             return True
@@ -98,7 +89,7 @@ class DownloadPolicy:
             raise DownloadRejectedError(
                 "the service sent a download link that is not a valid URL"
             ) from None
-        scheme, host = parts.scheme.lower(), _host(url)
+        scheme, host = parts.scheme.lower(), host_of(url)
         if scheme not in ("https", "http") or not host:
             raise DownloadRejectedError(
                 f"the service sent a download link with scheme {scheme or 'none'!r} and no "

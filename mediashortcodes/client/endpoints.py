@@ -1,9 +1,5 @@
-"""The service's seven endpoints as data: what to send and how to read the answer (pure).
-
-Both clients in :mod:`mediashortcodes.api` send these calls; keeping the methods, paths,
-query parameters, answer parsing and status-to-error mapping here means the sync and the
-async client cannot drift apart.
-"""
+"""The service's seven endpoints as data: what to send, how to read the answer, which
+error a failed answer is (pure; :mod:`.async_client` sends them)."""
 
 from __future__ import annotations
 
@@ -14,13 +10,8 @@ from typing import Any
 import httpx
 
 from ..config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN, Credentials
-from ..errors import (
-    AuthenticationError,
-    InvalidResponseError,
-    NotFoundError,
-    ServiceError,
-)
-from ..records import FILE_FIELDS, Crop, DownloadInfo, File, Folder, Format, Token, Usage
+from ..errors import AuthenticationError, InvalidResponseError, NotFoundError, ServiceError
+from ..records import FILE_FIELDS, Crop, Token, Usage
 from .redact import redact, redact_urls_in
 
 CREDENTIAL_VARIABLES = f"{ENV_CLIENT_ID}, {ENV_CLIENT_SECRET} and {ENV_REFRESH_TOKEN}"
@@ -36,15 +27,10 @@ class Call:
     params: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # may hold secrets
     body: Any = None
     subject: str = ""  # "file 12" / "folder 3": what a 404 is about
-    authorized: bool = True
 
     @property
     def what(self) -> str:
         return f"{self.method} {self.path}"
-
-
-# The token call as messages may show it: its credentials stay out.
-TOKEN_CALL_WITHOUT_CREDENTIALS = Call("token", "GET", "/1/oauth2/token", authorized=False)
 
 
 def token_call(credentials: Credentials) -> Call:
@@ -58,7 +44,6 @@ def token_call(credentials: Credentials) -> Call:
             ("client_secret", credentials.client_secret),
             ("refresh_token", credentials.refresh_token),
         ),
-        authorized=False,
     )
 
 
@@ -122,9 +107,6 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-# Reading answers --------------------------------------------------------------------------
-
-
 def read_json(call: Call, response: httpx.Response) -> Any:
     ctype = response.headers.get("content-type", "")
     if "json" not in ctype.lower():
@@ -143,7 +125,8 @@ def read_json(call: Call, response: httpx.Response) -> Any:
         ) from None
 
 
-def _records(data: Any, what: str, make: Callable[[Any], Any]) -> list[Any]:
+def parse_records(data: Any, what: str, make: Callable[[Any], Any]) -> list[Any]:
+    """The records of a JSON array, each made by ``make``."""
     if not isinstance(data, list):
         raise InvalidResponseError(f"expected a JSON array of {what}, got {type(data).__name__}")
     try:
@@ -162,25 +145,6 @@ def parse_token(data: Any) -> Token:
     return token
 
 
-def parse_folders(data: Any) -> list[Folder]:
-    return _records(data, "folders", Folder.from_api)
-
-
-def parse_files(data: Any) -> list[File]:
-    return _records(data, "files", File.from_api)
-
-
-def parse_download_info(data: Any) -> list[DownloadInfo]:
-    return _records(data, "download information", DownloadInfo.from_api)
-
-
-def parse_formats(data: Any) -> list[Format]:
-    return _records(data, "formats", Format.from_api)
-
-
-# Errors -----------------------------------------------------------------------------------
-
-
 def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
     try:
         text = response.text
@@ -192,7 +156,7 @@ def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
     return text[:200]
 
 
-def token_error(response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+def token_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
     status = response.status_code
     if status in (400, 401, 403):
         return AuthenticationError(
@@ -200,7 +164,7 @@ def token_error(response: httpx.Response, secrets: Iterable[str]) -> ServiceErro
             f"{CREDENTIAL_VARIABLES}, or ask the service operator for new ones",
             status=status,
         )
-    return status_error(TOKEN_CALL_WITHOUT_CREDENTIALS, response, secrets)
+    return status_error(call, response, secrets)
 
 
 def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:

@@ -1,15 +1,11 @@
 """Remember a service outage for a while, so live pages stop waiting on a service that is down.
 
-A live renderer resolves each shortcode while a page renders. Once the service has failed
-with an outage (unreachable, 5xx or 429 after the client's retries, refused credentials),
-asking it again for the next shortcode, or the next page, costs another full retry sequence
-and almost surely fails the same way. :class:`OutageBreaker` remembers the failure for a
-cool-down; meanwhile callers get :class:`OutageCooldownError` at once and fall back to the
-cache's copies, older ones included, or to a placeholder.
-
-After the cool-down one caller (the *probe*) asks again; the others keep the cool-down
-until the probe has its verdict: an answer closes the breaker, another outage restarts the
-cool-down. The state is shared by Django's request threads and guarded by a lock.
+Once the service failed with an outage (unreachable, 5xx or 429 after the retries, refused
+credentials), asking again for the next shortcode would cost another retry sequence and
+fail the same way. For a cool-down, callers get :class:`OutageCooldownError` at once and
+fall back to the cache's copies or a placeholder. Then one caller (the *probe*) asks again
+while the others wait for its verdict: an answer closes the breaker, an outage restarts the
+cool-down. Django's request threads share the state, under a lock.
 """
 
 from __future__ import annotations
@@ -33,23 +29,18 @@ DEFAULT_COOLDOWN = 30.0  # seconds
 class OutageCooldownError(ServiceUnreachableError):
     """The service failed a moment ago and is not asked again until the cool-down ends.
 
-    A ``ServiceUnreachableError``, so the catalog uses cached metadata past its TTL, as it
-    does when the service cannot be reached; ``cause`` is the outage itself.
+    A ``ServiceUnreachableError`` (the catalog then uses cached metadata past its TTL) with
+    the outage's own text; ``cause`` is the outage itself.
     """
 
     def __init__(self, cause: ServiceError) -> None:
-        # The cause's text as it is: placeholders and warnings (logged once per text) read
-        # the same as for the failure itself; the cool-down is logged when it starts.
         super().__init__(str(cause), status=cause.status)
         self.cause = cause
 
 
 class OutageBreaker:
-    """The last outage and until when the service is left alone (thread-safe).
-
-    ``owner`` identifies one resolution (one render): the probe after a cool-down may make
-    all the calls it needs, while the other owners keep waiting for its verdict.
-    """
+    """The last outage and until when the service is left alone (thread-safe). An
+    ``owner`` is one resolution (one render): the probe makes all the calls it needs."""
 
     def __init__(
         self, cooldown: float = DEFAULT_COOLDOWN, clock: Callable[[], float] = time.monotonic

@@ -1,9 +1,8 @@
-"""Keep secrets out of every text a person or a log can read (pure; no I/O).
+"""Keep secrets out of every text a person or a log can read (pure).
 
-The token request carries the client id, the client secret and the refresh token in its
-query string, and a download link carries a temporary token in its path: any URL bound for
-a log line, an exception message or a repr goes through :func:`redact_url` first, and any
-free text that might echo a credential goes through :func:`redact`.
+The token request carries the credentials in its query string, a download link a token in
+its path: URLs bound for a log, a message or a repr go through :func:`redact_url`, free text
+that might echo a credential through :func:`redact`.
 """
 
 from __future__ import annotations
@@ -58,11 +57,8 @@ def _redact_query(query: str, *, download_link: bool) -> str:
 
 
 def redact_url(url: object) -> str:
-    """Return ``url`` as text with credential values, download tokens and passwords masked.
-
-    Accepts anything with a ``str()`` (``httpx.URL`` included) and never raises: text that
-    does not parse as a URL is returned with only the recognisable parts masked.
-    """
+    """``url`` (anything with a ``str()``) with credentials, download tokens and passwords
+    masked; never raises (text that is no URL gets its recognisable parts masked)."""
     text = str(url)
     try:
         parts = urlsplit(text)
@@ -110,14 +106,9 @@ def redact_headers_in(text: str) -> str:
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that redacts the URLs in a record's message and arguments, and the
-    values of credential-bearing headers (``Location``, ``Set-Cookie``, ``Authorization``).
-
-    httpx logs ``HTTP Request: GET <full URL>`` at INFO level, httpcore every response's
-    headers at DEBUG (a redirect's ``Location`` is a signed link); installed on their
-    loggers this keeps the token request's query string and signed links out of every log
-    handler.
-    """
+    """Redacts the URLs in a record's message and arguments, and the values of
+    credential-bearing headers: httpx logs each request's full URL at INFO, httpcore each
+    response's headers at DEBUG (a redirect's ``Location`` is a signed link)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str) and "(b'" in record.msg:
@@ -138,8 +129,7 @@ def _scrub(arg: object) -> object:
     return redact_urls_in(text) if "://" in text else arg
 
 
-# A filter applies to records of its own logger only, not of its children: each of
-# httpcore's loggers is named.
+# A filter applies to its own logger's records only, not its children's.
 HTTP_LOGGERS = (
     "httpx",
     "httpcore.connection",

@@ -1,11 +1,8 @@
-"""When to try a request again and how long to wait first (pure; the clients do the waiting).
+"""When to try a request again and how long to wait first (pure).
 
-429, the transient 5xx (an overloaded or restarting server, a gateway or proxy between),
-connection errors and timeouts are retried with exponential backoff and jitter, honouring
-``Retry-After``; every other answer is final at once, the 5xx that name a permanent state
-too (501 Not Implemented, 505 HTTP Version Not Supported...: asking again changes nothing).
-Retries are bounded twice: by a number of retries and by a total time budget, and no wait
-outlasts the budget.
+429, the transient 5xx, connection errors and timeouts are retried with jittered
+exponential backoff, or after ``Retry-After``; other answers are final, the 5xx that name a
+permanent state too. Bounded by a number of retries and a time budget no wait outlasts.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 # Not Implemented, HTTP Version Not Supported, Variant Also Negotiates, Loop Detected, Not
@@ -42,8 +39,8 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, timezone.utc).timestamp())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, UTC).timestamp())
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,7 @@ from ..errors import ConfigError
 
 @contextmanager
 def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
-    """Yield ``(config with the service URLs filled in, credentials)``.
-
-    Nothing is contacted here: the client makes the first request when it is used.
-    """
+    """Yield ``(config with the service URLs filled in, credentials)``; contacts nothing."""
     if not config.service.sandbox:
         require_service_urls(config)
         yield config, credentials_from_env()
@@ -39,9 +36,8 @@ def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
 
 
 def require_sandbox_extra(config: Config) -> None:
-    """With ``[service] sandbox = true``, refuse at once when the sandbox cannot make images:
-    a core-only install has no Pillow, and every image would fail one by one. Looked up, not
-    imported: a warm build never starts the sandbox."""
+    """With ``[service] sandbox = true``, refuse at once without Pillow (every image would
+    fail one by one); looked up, not imported."""
     if config.service.sandbox and importlib.util.find_spec("PIL") is None:
         raise ConfigError(
             f"[service] sandbox = true in {config.source} needs the sandbox extra (Pillow is "
@@ -49,18 +45,15 @@ def require_sandbox_extra(config: Config) -> None:
         )
 
 
-# Where `mediashortcodes sandbox` serves its player and static files at its default ports.
-SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"
+SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"  # `mediashortcodes sandbox` on its default ports
 
 
 def embed_urls(config: Config) -> tuple[str, str]:
     """The (player_url, static_url) that go into published pages.
 
-    An embedded sandbox lives only as long as one build, on ports that change every run;
-    pages built against it point at the standalone sandbox's fixed address instead, so
-    builds are reproducible and the players work while `mediashortcodes sandbox` runs.
-    Either may be empty when the config has none: a renderer then refuses a video with
-    a message naming the setting (a builder checks before anything is fetched, see
+    An embedded sandbox lives one build, on ports that change every run: its pages point at
+    the standalone sandbox's fixed address instead (reproducible builds). Either may be
+    empty; a renderer then refuses a video naming the setting (see
     :func:`~mediashortcodes.config.require_embed_urls`).
     """
     service = config.service

@@ -18,10 +18,10 @@ from .conftest import EXAMPLE
 # the exception and has asyncio print it on the way out), every time, not by chance.
 SIGNALLED_AT_THE_FIRST_REQUEST = """
 import os, signal, sys
-from mediashortcodes.client import transport
+import httpx
 from mediashortcodes.cli import main
 
-original = transport.LaneTransport.handle_async_request
+original = httpx.AsyncHTTPTransport.handle_async_request
 sent = []
 
 async def handle_async_request(self, request):
@@ -30,7 +30,7 @@ async def handle_async_request(self, request):
         os.kill(os.getpid(), getattr(signal, os.environ["SIGNAL_AT_FIRST_REQUEST"]))
     return await original(self, request)
 
-transport.LaneTransport.handle_async_request = handle_async_request
+httpx.AsyncHTTPTransport.handle_async_request = handle_async_request
 sys.argv = ["mediashortcodes", *sys.argv[1:]]
 main()
 """
