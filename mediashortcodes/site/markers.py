@@ -73,6 +73,10 @@ class DeferredRenderer:
             self.problems.append(problem)
         return ""
 
+    def add(self, found: Problem | OnPage) -> None:
+        """A problem met while rendering the page (a broken layout's)."""
+        (self.on_pages if isinstance(found, OnPage) else self.problems).append(found)  # type: ignore[arg-type]
+
     def by_value(self) -> list[int]:
         """The indices of places known by their text and place (see :meth:`render`)."""
         return list(self._places.values())
