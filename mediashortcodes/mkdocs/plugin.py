@@ -184,7 +184,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
                 page.content = resolved.html(page.content, page.file.dest_uri)
             if page.title and "\x02" in page.title:  # an image in the first heading
                 page.title = self.build.renderer.marker.sub("", page.title)
-        log.info(f"mediashortcodes: {resolved.summary()}")
+        log.info(f"mediashortcodes: {resolved.result.summary()}")
         return env
 
     def on_post_page(self, output: str, *, page: Any, config: Any) -> str:

@@ -181,7 +181,7 @@ def all_generators_finalized(generators: Any) -> None:
         summary = instance.metadata.get("summary") if hasattr(instance, "metadata") else None
         if isinstance(summary, str) and "\x02" in summary:
             instance.metadata["summary"] = resolved.html_at_root(summary)
-    log.info(f"mediashortcodes: {resolved.summary()}")
+    log.info(f"mediashortcodes: {resolved.result.summary()}")
 
 
 def finalized(pelican: Any) -> None:

@@ -25,12 +25,11 @@ from ..fileio import Confined, write_atomic
 from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
+from .files import check_resources, check_static, copy_files, resources_of
 from .markers import DeferredRenderer, with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, counted, media_url_prefix
 from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
-from .resources import draft_folders, resources_of
-from .static_files import check_resources, check_static, copy_files
 from .template_problems import pages_named
 from .workers import Workers, start_workers, workers_for
 
@@ -95,7 +94,7 @@ class SiteBuilder:
         others: list[str] = []
         found = self._read_pages(content, unreadable, others, warnings)
         sources = [s for s in found if not s.draft]
-        resources = resources_of(others, draft_folders(found, content))
+        resources = resources_of(others, pages_mod.draft_folders(found, content))
         # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
         # other pages were rendered and resolved: one run lists every problem of the site.
         page_errors = _page_errors(unreadable, sources)

@@ -1,12 +1,11 @@
-"""The one pipeline every build goes through: pages -> markers -> resolve all -> final HTML
--> publish media -> manifest.
+"""The one pipeline of every build: pages -> markers -> resolve all -> final HTML -> publish
+media -> manifest.
 
-Whoever renders the pages (the built-in builder and ``serve``, MkDocs, Pelican, Zensical's
-``finish``, the Wagtail export) renders them into :attr:`Pipeline.renderer`, which records
-each shortcode and leaves a marker (site/markers.py). :meth:`Pipeline.resolve` resolves
-every place at once and renders its HTML; the :class:`Resolved` it returns replaces the
-markers, publishes the media and gives the usage manifest's entries. The output folder is
-swapped into place by site/outputdir.py.
+Every host (the built-in builder and ``serve``, MkDocs, Pelican, Zensical's ``finish``, the
+Wagtail export) renders its pages into :attr:`Pipeline.renderer` (a marker per shortcode,
+site/markers.py); :meth:`Pipeline.resolve` resolves every place at once and renders its
+HTML; the :class:`Resolved` it returns replaces the markers, publishes the media and gives
+the manifest's file ids. site/outputdir.py swaps an output folder into place.
 """
 
 from __future__ import annotations
@@ -164,8 +163,8 @@ class Pipeline:
         return remote, cache_for(self.config, read_only=options.cache_read_only, remote=remote)
 
     def start_head_start(self) -> None:
-        """A fresh runner's head start on the shared tier's images (site/head_start.py),
-        unless the command took one already: call it before the pages render."""
+        """A fresh runner's head start on the shared tier's images (site/head_start.py):
+        call it before the pages render."""
         options = self.options
         if self._head_start is None and not (options.syntax_only or options.check_only):
             from .head_start import head_start_for
@@ -202,9 +201,9 @@ class Pipeline:
     ) -> Resolved:
         """Resolve every recorded place at once and render its HTML (``prefix``: the media
         folder's URL as the pages link it). Raises a missing setting's error or an outage
-        (a preview goes on from the cache), with the content's problems (and ``stop_on``'s)
-        listed; the content's problems themselves are the caller's to raise. The counts go
-        into ``result`` as they are known (a stopped build's summary has them)."""
+        (a preview goes on from the cache) with the content's problems and ``stop_on``
+        listed; raising for the content's problems is the caller's. Counts go into
+        ``result`` as they are known."""
         started = time.perf_counter()
         found = self.renderer.found_problems()
         result = BuildResult(pages=len(self.pages)) if result is None else result
@@ -265,10 +264,9 @@ class Pipeline:
     def _resolve_step(
         self, offline: bool, snapshot: bool, progress: Callable[[int, int], Any] | None
     ) -> tuple[Resolution, int]:
-        """Every call into the media layer's resolve machinery: the head start's hand-off,
-        the snapshot, the cache alone when it can answer everything (a warm build: no
-        event loop), else the service; the shared tier flushed and closed. Its warnings
-        go into :attr:`warnings` even when it raises."""
+        """Every call into the media layer's resolve machinery (the head start's hand-off,
+        the snapshot, the cache alone or else the service, the shared tier flushed); its
+        warnings go into :attr:`warnings` even when it raises."""
         options, shortcodes = self.options, self.renderer.shortcodes
         if self._head_start is not None:
             pack = self._head_start.wait(self.config.cache.remote_timeout)
@@ -376,8 +374,8 @@ class Resolved:
         return [warning.as_warning() for warning in self.result.warnings]
 
     def html_for(self, prefix: str) -> tuple[list[str], dict[int, str]]:
-        """Each place's HTML, in order, linking the media at ``prefix``; the element ids in
-        it (script embeds), by place. The first call notes :attr:`render_failed`."""
+        """Each place's HTML, in order, linking the media at ``prefix``, and the element ids
+        in it (script embeds) by place; the first call notes :attr:`render_failed`."""
         if prefix not in self._by_prefix:
             html, ids, failed = self._final_html(prefix)
             if not self._by_prefix:
@@ -429,15 +427,13 @@ class Resolved:
         return self.replaced(text, depth_prefix(output_file, self.config.site.media_dir))
 
     def html_at_root(self, text: str) -> str:
-        """``text`` linking the media root-relative (from the path of ``[site] base_url``):
-        for HTML shown at several depths (Pelican's listings)."""
+        """``text`` linking the media root-relative (from ``[site] base_url``'s path)."""
         site = self.config.site
         return self.replaced(text, media_url_prefix(site.base_url, site.media_dir))
 
     @property
     def media(self) -> dict[str, Stored]:
-        """Each file the pages show, by its published name (once, not per place): image
-        variants, their srcset candidates and click-to-load posters."""
+        """Each file the pages show (variants, srcset candidates, posters) by its name."""
         return published_files(self.resolution)
 
     @property
@@ -453,10 +449,8 @@ class Resolved:
         return [f"{media_dir}/{name}" for name in [*script, *self.media]]
 
     def publish(self, output: Path | Confined, *, close: bool = True) -> int:
-        """Put every file the pages show under ``output/<media_dir>/``; how many. The folder
-        is proven inside ``output`` (``fileio.Confined``: a ConfigError naming a link; a
-        link at a file's name is replaced, never followed). ``close``: the cache's last use
-        (a read-only cache's downloads go)."""
+        """Put every file the pages show under ``output/<media_dir>/`` (proven inside it:
+        ``fileio.Confined``); how many. ``close``: the cache's last use."""
         from ..media.assets import publish
 
         images, script = self.media, self.click_script
@@ -513,6 +507,3 @@ class Resolved:
             if full not in rendered and old is not None:
                 listed.append((full, old.title, old.files))
         return Manifest.from_pages(base, listed)
-
-    def summary(self) -> str:
-        return self.result.summary()

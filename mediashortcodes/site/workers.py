@@ -1,25 +1,14 @@
 """Pages rendered and written by several processes: ``build --workers N``.
 
-The pages are cut into N runs of consecutive pages of about equal text (their files'
-sizes). The builder forks N - 1 workers as soon as it has listed the pages, and reads and
-renders the first run itself; each worker reads its run (front matter and all, so that
-reading too is done N at a time) and sends the pages back, for the checks and the ``site``
-variables every layout gets, which the builder sends each worker once it has read them all.
-Each worker then renders its run with the page renderer it inherited (site/rendering.py),
-keeps the HTML, and sends back as values what resolving needs: its shortcodes, problems,
-warnings and which page used which shortcode. The builder takes them in page order, so its
-renderer holds exactly what one process would have recorded (``DeferredRenderer.absorb``),
-resolves every place once for the whole site, and sends each worker the HTML of its
-shortcodes; the workers write their pages into the staging folder meanwhile.
-The output is byte for byte the same for any N.
-
-Whatever a worker meets is the build's: a content problem is listed as ever; a worker that
-dies or fails stops the build before the staging folder is swapped in, so the previous
-output stays as it was. Workers are forked: the modules and the builder are already
-loaded, and nothing but the ``site`` variables is pickled on the way in. A process is
-forked only while it runs a single thread (a thread holding a lock at the fork would leave
-it locked in the child), and only where ``fork`` is safe: elsewhere (Windows, macOS) the
-build runs in one process.
+The pages are cut into N runs of consecutive pages of about equal text. The builder forks
+N - 1 workers once it has listed the pages; each reads its run and sends it back (for the
+checks and the ``site`` variables), renders it with the page renderer it inherited when
+sent ``site``, and sends back as values what resolving needs (shortcodes, problems,
+warnings, which page used which place). The builder absorbs them in page order, so it holds
+what one process would have recorded, resolves once, and sends each worker its places'
+HTML to write into the staging folder. The output is the same for any N; a worker that
+fails stops the build before the swap. Forked only from a single-threaded process, and
+only where ``fork`` is safe (not Windows or macOS).
 """
 
 from __future__ import annotations
@@ -38,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
+from .files import SourceFiles
 from .pages import PageSource, load_pages
 from .rendering import PageRenderer, RenderedPage, RenderedRun, write_pages
-from .sources import SourceFiles
 from .template_problems import OnPage
 
 if TYPE_CHECKING:
