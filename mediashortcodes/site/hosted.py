@@ -13,7 +13,6 @@ only in who calls these steps and when.
 from __future__ import annotations
 
 import html as htmllib
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -27,8 +26,6 @@ from .pipeline import BuildOptions, Pipeline, Resolved, depth_prefix
 __all__ = [
     "host_config",
     "host_pipeline",
-    "manifest_path",
-    "page_output_url",
     "page_title",
     "previous_manifest",
     "resolved_for_host",
@@ -58,23 +55,12 @@ def resolved_for_host(pipeline: Pipeline) -> Resolved:
     return resolved
 
 
-def manifest_path(output: Path) -> Path:
-    return output / MANIFEST_NAME
-
-
 def previous_manifest(output: Path) -> Manifest | None:
     """The manifest an earlier build left in ``output``, if it can be read."""
     try:
-        return Manifest.load(manifest_path(output))
+        return Manifest.load(output / MANIFEST_NAME)
     except MediaShortcodesError:
         return None
-
-
-def page_output_url(output_file: str, directory_urls: bool) -> str:
-    """A page's path in the site from the file it is written to, as MkDocs links it."""
-    if directory_urls and posixpath.basename(output_file) == "index.html":
-        return posixpath.dirname(output_file) + ("/" if "/" in output_file else "")
-    return output_file
 
 
 def host_config(

@@ -13,6 +13,7 @@ from ..language import Shortcode
 from .template_problems import OnPage
 
 SHORTCODE = "shortcode"  # the code (Problem.code) of a malformed shortcode's problem
+MARKDOWN = "markdown"  # a warning's: a shortcode where Markdown cannot hold it (a heading)
 
 
 class DeferredRenderer:

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mediashortcodes")
 
 # The codes (Problem.code) of the warnings a build gives besides the resolver's and layouts'.
-MARKDOWN = "markdown"  # a shortcode where Markdown cannot hold it (a heading, a link)
 SERVICE = "service"  # the service down: older cached metadata used
 CACHE = "cache"  # the cache held damaged entries, or its shared tier failed
 

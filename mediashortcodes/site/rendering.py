@@ -17,9 +17,8 @@ from ..fileio import Confined
 from ..jinja import MediaShortcodesExtension
 from ..markdown import shortcodes_plugin
 from .layout_undefined import PrintedUndefined, UndefinedPrints
-from .markers import DeferredRenderer, with_markers_replaced
+from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
 from .pages import PageSource
-from .pipeline import MARKDOWN
 from .template_problems import OnPage, template_problem
 
 
