@@ -1,13 +1,9 @@
 """The built-in site builder: ``content/`` and ``templates/`` through the one pipeline.
 
-1. Read every page and render it (Markdown, then its Jinja layout) into the pipeline's
-   deferred renderer, which records each shortcode and leaves a marker in its place
-   (with ``--workers``, several processes: site/workers.py).
-2. Resolve all recorded shortcodes at once, through the cache (site/pipeline.py).
-3. If any problem remains, stop: nothing is written (unless --keep-going).
-4. Replace the markers with HTML, write the whole site into a staging folder, and swap it
-   in for the previous output (site/outputdir.py: two renames, the old output whole until
-   the last moment).
+Read and render every page with markers (site/rendering.py; ``--workers``: site/workers.py),
+resolve every place at once (site/pipeline.py), stop if a problem remains (unless
+--keep-going), then write the site into a staging folder and swap it in for the previous
+output (site/outputdir.py: two renames).
 """
 
 from __future__ import annotations
@@ -155,15 +151,11 @@ class SiteBuilder:
     def update_pages(
         self, listing: list[pages_mod.PageSource], pages: list[pages_mod.PageSource]
     ) -> BuildResult:
-        """Render ``pages`` again into the output that a build of this site wrote, in place.
-
-        For ``serve``, after edits that changed only the bodies of ``pages``: their front
-        matter is as that build saw it, so ``site.pages`` (``listing``: every page) is too
-        and no other page changes. Each page is written whole (a new file renamed over the
-        old one), the media it uses are published beside the others and the usage manifest
-        is updated: the output is what a whole build would write, but for media files that
-        no page uses any more. Problems raise as a build's do, and then nothing is written.
-        """
+        """Render ``pages`` again into the output a build wrote, in place (``serve``, after
+        edits to their bodies alone: ``site.pages``, from ``listing``, is as it was). Each
+        page is written whole, its media beside the others, the manifest updated: what a
+        whole build writes, but for media no page uses any more. Problems raise as a
+        build's do, and then nothing is written."""
         started = time.perf_counter()
         warnings: list[Problem] = []
         try:

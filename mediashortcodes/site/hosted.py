@@ -1,13 +1,9 @@
-"""What the hosts' builds (MkDocs, Pelican, Zensical's ``finish``) share around the one
-pipeline (site/pipeline.py): the host renders the pages into ``Pipeline.renderer``, leaving
-markers, and then::
+"""What MkDocs, Pelican and Zensical's ``finish`` share around the one pipeline: the host
+renders its pages into ``Pipeline.renderer``, then::
 
     resolved = resolved_for_host(pipeline)              # all at once; raises ContentError
     html = resolved.html(page_html, "index.html")       # markers -> HTML, per page
     resolved.publish(site_dir); resolved.manifest(titles).write_atomic(...)
-
-The MkDocs plugin, ``mediashortcodes finish`` (Zensical) and the Pelican plugin differ
-only in who calls these steps and when.
 """
 
 from __future__ import annotations

@@ -140,12 +140,9 @@ def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
 
 def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
     """Replace ``output`` by ``staging`` in two renames: the old output aside, then the
-    staging folder in its place (between them, for a moment, there is no output; if the
-    second fails, the old one is put back). The old one is then removed (by ``threads``
-    threads, see ``remove_tree``).
-
-    Builds into one output at once take turns here (a lock on the folder that holds it):
-    interleaved, one build's renames would find another's output in the way.
+    staging folder in its place (for a moment there is no output; if the second rename
+    fails, the old one is put back); then remove the old one (``threads``: ``remove_tree``).
+    Builds into one output take turns here (a lock on its parent folder).
     """
     with taking_turns(output.parent):
         if output.exists() and not output.is_dir():
