@@ -49,8 +49,7 @@ def _run(builder: SiteBuilder, outcome: Outcome, label: str = "resolving media")
     """Build (or check); the outcome gets the summary, also of a build a problem stopped."""
     try:
         with progress_bar(label) as progress:
-            builder.progress = progress
-            result = builder.build()
+            result = builder.build(progress)
     except MediaShortcodesError:
         if builder.result is not None:
             outcome.counted(builder.result)

@@ -39,4 +39,4 @@ def finish(project: Path, offline: bool, refresh: bool) -> None:
         return
     for warning in resolved.warnings:
         click.echo(warning, err=True)
-    click.echo(resolved.summary())
+    click.echo(resolved.result.summary())

@@ -22,7 +22,6 @@ that cannot be reached gives placeholders, and nothing is reported.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -38,9 +37,16 @@ from ..language import Shortcode
 from ..media.render import problem_note
 from ..pymarkdown import MediaShortcodesExtension
 from ..pymarkdown.extension import start_line_in
-from ..site.hosted import HostedBuild, Resolved, host_config, page_title, previous_manifest
-from ..site.outputdir import remove_leftovers, swap_into_place
+from ..site.hosted import (
+    host_config,
+    host_pipeline,
+    page_title,
+    previous_manifest,
+    resolved_for_host,
+)
+from ..site.outputdir import staging_path, swap_into_place
 from ..site.pages import display_path
+from ..site.pipeline import Pipeline, Resolved
 from ..usage.manifest import MANIFEST_NAME
 
 log = logging.getLogger("mkdocs.plugins.mediashortcodes")
@@ -69,7 +75,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
         self.dirty = False
         self.settings: Config | None = None
         self.extension = MediaShortcodesExtension(renderer=self)
-        self.build: HostedBuild | None = None
+        self.build: Pipeline | None = None
         self.resolved: Resolved | None = None
         self.pages: list[Any] = []
         self.titles: dict[str, str] = {}
@@ -117,9 +123,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
     def _stage(self, config: Any) -> None:
         """Build into a folder beside ``site_dir``; it replaces the site only on success."""
         real = Path(config.site_dir)
-        remove_leftovers(real)  # of builds that were killed
-        staging = real.parent / f".{real.name}.staging-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
+        staging = staging_path(real)  # the leftovers of builds that were killed removed
         if self.dirty and real.is_dir():  # a dirty build rewrites only what changed
             shutil.copytree(real, staging, symlinks=True)
         self.site_dir, self.staging = real, staging
@@ -129,7 +133,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
 
     def on_pre_build(self, *, config: Any) -> None:
         assert self.settings is not None
-        self.build = HostedBuild(self.settings, preview=self.preview)
+        self.build = host_pipeline(self.settings, preview=self.preview)
         self.resolved = None
         self.pages, self.titles, self.site_urls = [], {}, []
 
@@ -166,7 +170,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
             "" if f.url in (".", "./") else f.url for f in files.documentation_pages()
         ]
         try:
-            resolved = self.resolved = self.build.resolve()
+            resolved = self.resolved = resolved_for_host(self.build)
         except ContentError as exc:
             raise PluginError(_problems_text(exc.problems)) from None
         except MediaShortcodesError as exc:
@@ -180,7 +184,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
                 page.content = resolved.html(page.content, page.file.dest_uri)
             if page.title and "\x02" in page.title:  # an image in the first heading
                 page.title = self.build.renderer.marker.sub("", page.title)
-        log.info(f"mediashortcodes: {resolved.summary()}")
+        log.info(f"mediashortcodes: {resolved.result.summary()}")
         return env
 
     def on_post_page(self, output: str, *, page: Any, config: Any) -> str:

@@ -25,8 +25,9 @@ from typing import Any
 from ..config import Config
 from ..errors import ContentError, MediaShortcodesError, Problem
 from ..language import Shortcode
-from ..site.hosted import HostedBuild, Resolved, host_config
+from ..site.hosted import host_config, host_pipeline, resolved_for_host
 from ..site.pages import display_path
+from ..site.pipeline import Pipeline, Resolved
 from ..usage.manifest import MANIFEST_NAME
 
 __all__ = ["project_config", "register"]
@@ -42,7 +43,7 @@ class _State:
 
     def __init__(self) -> None:
         self.config: Config | None = None
-        self.build: HostedBuild | None = None
+        self.build: Pipeline | None = None
         self.resolved: Resolved | None = None
         self.extension: Any = None
         self.contents: list[tuple[Any, Any]] = []  # (content object, its page entry)
@@ -51,7 +52,7 @@ class _State:
 
     def begin_run(self) -> None:
         assert self.config is not None
-        self.build = HostedBuild(self.config)
+        self.build = host_pipeline(self.config)
         self.resolved = None
         self.contents, self.entries = [], {}
 
@@ -159,7 +160,7 @@ def all_generators_finalized(generators: Any) -> None:
     if build is None:
         return
     try:
-        resolved = _state.resolved = build.resolve()
+        resolved = _state.resolved = resolved_for_host(build)
     except ContentError as exc:
         lines = "\n".join(str(p) for p in exc.problems)
         count = len(exc.problems)
@@ -180,7 +181,7 @@ def all_generators_finalized(generators: Any) -> None:
         summary = instance.metadata.get("summary") if hasattr(instance, "metadata") else None
         if isinstance(summary, str) and "\x02" in summary:
             instance.metadata["summary"] = resolved.html_at_root(summary)
-    log.info(f"mediashortcodes: {resolved.summary()}")
+    log.info(f"mediashortcodes: {resolved.result.summary()}")
 
 
 def finalized(pelican: Any) -> None:
@@ -199,8 +200,8 @@ def finalized(pelican: Any) -> None:
             if getattr(instance, "status", "published") != "draft"
         }
         # A draft is no published page; neither is a file Pelican read but did not publish.
-        build.pages[:] = [p for p in build.pages if p.output_file in published]
-        resolved.manifest(published).write_atomic(output / MANIFEST_NAME)
+        entries = [p for p in build.pages if p.output_file in published]
+        resolved.manifest(published, entries=entries).write_atomic(output / MANIFEST_NAME)
 
 
 def project_config(folder: Path) -> tuple[Config, Path] | None:

@@ -1,8 +1,8 @@
 """Finish a site another tool built with the extension but without the plugin (Zensical).
 
 Its pages hold ``<mediashortcodes-ref>`` elements where the shortcodes were. This reads
-every page, resolves all their references at once (:class:`~.hosted.HostedBuild`, the same
-step as the MkDocs plugin's), and only when nothing is wrong writes each page with its HTML,
+every page, resolves all their references at once (site/pipeline.py, the same step as the
+MkDocs plugin's), and only when nothing is wrong writes each page with its HTML,
 the media under ``<site_dir>/<media_dir>/`` and ``media-usage.json``.
 """
 
@@ -18,7 +18,8 @@ from ..errors import ConfigError
 from ..fileio import Confined, write_atomic
 from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
-from .hosted import HostedBuild, Resolved, page_title
+from .hosted import host_pipeline, page_title, resolved_for_host
+from .pipeline import Pipeline, Resolved
 
 __all__ = ["FinishPage", "finish_site"]
 
@@ -46,7 +47,7 @@ def finish_site(
     """
     if not site_dir.is_dir():
         raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
-    build = HostedBuild(config, offline=offline, refresh=refresh)
+    build = host_pipeline(config, offline=offline, refresh=refresh)
     texts: dict[str, str] = {}
     newest = 0.0
     refs = 0
@@ -63,7 +64,7 @@ def finish_site(
     manifest_file = site_dir / MANIFEST_NAME
     if not refs and manifest_file.is_file() and manifest_file.stat().st_mtime >= newest:
         return None
-    resolved = build.resolve()
+    resolved = resolved_for_host(build)
     titles: dict[str, str] = {}
     confined = Confined(site_dir, what="the built site")  # a page's folder may be a link
     for output_file, text in texts.items():
@@ -77,7 +78,7 @@ def finish_site(
     return resolved
 
 
-def _with_markers(text: str, output_file: str, build: HostedBuild) -> str:
+def _with_markers(text: str, output_file: str, build: Pipeline) -> str:
     """The page with each reference replaced by this build's marker (or by nothing, for a
     malformed shortcode: its problems are listed)."""
     if "<mediashortcodes-ref" not in text:

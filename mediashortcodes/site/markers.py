@@ -13,16 +13,15 @@ from ..language import Shortcode
 from .template_problems import OnPage
 
 SHORTCODE = "shortcode"  # the code (Problem.code) of a malformed shortcode's problem
+MARKDOWN = "markdown"  # a warning's: a shortcode where Markdown cannot hold it (a heading)
 
 
 class DeferredRenderer:
     """Records shortcodes during rendering and leaves a marker for each in the HTML.
 
-    A marker is ``STX <build key>:<index> ETX``: control characters, which no escaping
-    touches and no text or HTML has, around a key drawn for this build, so text that
-    looks like a marker (an author's, a template's) is never taken for one. ASCII keeps
-    pages of ASCII or Latin-1 text in Python's compact one-byte strings, and the markers
-    survive any charset a page is encoded in. They are replaced once everything is resolved.
+    A marker is ``STX <build key>:<index> ETX``: control characters no escaping touches
+    around a key drawn for this build, so text that looks like one is never taken for one;
+    ASCII, so it survives any charset and keeps Latin-1 pages in one-byte strings.
     """
 
     def __init__(self) -> None:
@@ -72,6 +71,10 @@ class DeferredRenderer:
         else:
             self.problems.append(problem)
         return ""
+
+    def add(self, found: Problem | OnPage) -> None:
+        """A problem met while rendering the page (a broken layout's)."""
+        (self.on_pages if isinstance(found, OnPage) else self.problems).append(found)  # type: ignore[arg-type]
 
     def by_value(self) -> list[int]:
         """The indices of places known by their text and place (see :meth:`render`)."""
@@ -139,13 +142,10 @@ def with_markers_replaced(
 ) -> str:
     """``html`` with each ``marker`` replaced by the HTML of its shortcode.
 
-    ``element_ids`` gives the element id in a shortcode's HTML (a script embed's, from its
-    place in the source): where one id comes back on the same page (a partial included
-    twice, a macro called twice), the copies become ``<id>-2``, ``<id>-3``... so each
-    player finds its own element.
-
-    Split and joined rather than ``re.sub`` with a function: one Python call per marker
-    was most of the cost (a 10,000-page site has 60,000 markers).
+    ``element_ids``: the element id in a place's HTML (a script embed's); where one comes
+    back on the same page (a partial included twice), the copies become ``<id>-2``,
+    ``<id>-3``... Split and joined, not ``re.sub`` with a function: one call per marker was
+    most of the cost.
     """
     parts = marker.split(html)  # text, index, text, index, ..., text
     indices = parts[1::2]

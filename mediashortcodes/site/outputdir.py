@@ -1,5 +1,5 @@
-"""The output directory: which one a build may replace, the swap that replaces it, and what
-a killed build left there.
+"""The output directory: which one a build may replace, the staging folder and the swap that
+replace it, and what a killed build left there.
 
 A build swaps its staging directory in for the output and deletes the old one, so an
 output that is, or holds, the site's own files would delete them: the site root, content,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,8 +32,10 @@ __all__ = [
     "check_output_dir",
     "refuse_escapes",
     "remove_leftovers",
+    "staging_path",
     "swap_into_place",
     "taking_turns",
+    "written_in_staging",
 ]
 
 
@@ -115,12 +117,32 @@ def taking_turns(folder: Path) -> Iterator[None]:
         yield
 
 
-def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
-    """Replace `output` by `staging`; the old output stays whole until the last moment,
-    and is then removed (by ``threads`` threads, see ``remove_tree``).
+def staging_path(output: Path) -> Path:
+    """This process's staging folder beside ``output`` (the leftovers of killed builds
+    removed first), empty."""
+    remove_leftovers(output)
+    staging = output.parent / f".{output.name}.staging-{os.getpid()}"
+    remove_tree(staging)
+    return staging
 
-    Builds into one output at once take turns here (a lock on the folder that holds it):
-    interleaved, one build's renames would find another's output in the way.
+
+def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
+    """``write`` the whole output into a staging folder, then swap it in for ``output``
+    (``write`` returns the threads that remove the old one); if anything fails, the staging
+    folder goes and ``output`` stays as it was."""
+    staging = staging_path(output)
+    try:
+        swap_into_place(staging, output, threads=write(staging))
+    except BaseException:
+        remove_tree(staging)
+        raise
+
+
+def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
+    """Replace ``output`` by ``staging`` in two renames: the old output aside, then the
+    staging folder in its place (for a moment there is no output; if the second rename
+    fails, the old one is put back); then remove the old one (``threads``: ``remove_tree``).
+    Builds into one output take turns here (a lock on its parent folder).
     """
     with taking_turns(output.parent):
         if output.exists() and not output.is_dir():

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import yaml
 
 from ..errors import ConfigError, Problem, place
-from .sources import SourceFiles, skipped_warning, source_files
+from .files import SourceFiles, folders_of, skipped_warning, source_files
 
 DEFAULT_TEMPLATE = "page.html"
 
@@ -307,7 +307,7 @@ def discover(
 
     Given a ``problems`` list, a page that cannot be read, or whose path would put its HTML
     outside its folder, is added to it and left out, so one build lists every broken page;
-    without one, the first raises ``PageError``. A symlink is never followed (``sources.py``):
+    without one, the first raises ``PageError``. A symlink is never followed (``files.py``):
     each one is a line in ``warnings``. ``others`` receives the other regular files (posix
     paths under the content directory), which the builder publishes beside the pages.
     """
@@ -364,3 +364,17 @@ def check_page_path(name: str, path: Path) -> None:
             "a page's name or folder cannot be dots only: its HTML would be written outside "
             "its folder (or over another page); rename it",
         )
+
+
+def draft_folders(pages: list[PageSource], content_dir: Path) -> set[str]:
+    """The folders (posix, ``""`` for the top) holding a draft page and no published page at
+    any depth: what is in them belongs to drafts."""
+    drafts: set[str] = set()
+    published: set[str] = set()
+    for page in pages:
+        name = page.path.relative_to(content_dir).as_posix()
+        if page.draft:
+            drafts.add(folders_of(name)[-1])
+        else:
+            published.update(folders_of(name))
+    return drafts - published

@@ -1,32 +1,19 @@
 """Pages rendered and written by several processes: ``build --workers N``.
 
-The pages are cut into N runs of consecutive pages of about equal text (their files'
-sizes). The builder forks N - 1 workers as soon as it has listed the pages, and reads and
-renders the first run itself; each worker reads its run (front matter and all, so that
-reading too is done N at a time) and sends the pages back, for the checks and the ``site``
-variables every layout gets, which the builder sends each worker once it has read them all.
-Each worker then renders its run with the builder it inherited (Markdown, then the layout,
-a marker for each shortcode), keeps the HTML, and sends back what resolving needs: its
-shortcodes, problems, warnings and which page used which shortcode. The builder takes them
-in page order, so it holds exactly what one process would have recorded (site/markers.py,
-``DeferredRenderer.absorb``), resolves every reference once for the whole site, and sends
-each worker the HTML of its shortcodes; the workers write their pages into the staging
-folder while the builder publishes the media.
-The output is byte for byte the same for any N.
-
-Whatever a worker meets is the build's: a content problem is listed as ever; a worker that
-dies or fails stops the build before the staging folder is swapped in, so the previous
-output stays as it was. Workers are forked: the modules and the builder are already
-loaded, and nothing but the ``site`` variables is pickled on the way in. A process is
-forked only while it runs a single thread (a thread holding a lock at the fork would leave
-it locked in the child), and only where ``fork`` is safe: elsewhere (Windows, macOS) the
-build runs in one process.
+The pages are cut into N runs of consecutive pages of about equal text. The builder forks
+N - 1 workers once it has listed the pages; each reads its run and sends it back (for the
+checks and the ``site`` variables), renders it with the page renderer it inherited when
+sent ``site``, and sends back as values what resolving needs (shortcodes, problems,
+warnings, which page used which place). The builder absorbs them in page order, so it holds
+what one process would have recorded, resolves once, and sends each worker its places'
+HTML to write into the staging folder. The output is the same for any N; a worker that
+fails stops the build before the swap. Forked only from a single-threaded process, and
+only where ``fork`` is safe (not Windows or macOS).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 import os
 import pickle
@@ -40,15 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
+from .files import SourceFiles
+from .pages import PageSource, load_pages
+from .rendering import PageRenderer, RenderedPage, RenderedRun, write_pages
+from .template_problems import OnPage
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
-
-    from .builder import RenderedPage, SiteBuilder
-    from .pages import PageSource
-    from .sources import SourceFiles
-    from .template_problems import OnPage
 
 # Below this many pages per process, forking costs more than it saves (the example site
 # has 7 pages); an explicit --workers N is used as given.
@@ -107,7 +93,7 @@ class Rendered:
     on_pages: list[OnPage]
     page_uses: list[tuple[str, set[int]]]
     pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
-    warnings: list[str]
+    warnings: list[Problem]
     undefined: list[OnPage]  # undefined values printed, as the layout warnings count them
 
 
@@ -147,10 +133,11 @@ class Workers:
         self.own_pages: list[PageSource] = []  # the pages this process read, drafts too
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
 
-    def loaded(self) -> tuple[list[PageSource], list[Problem]]:
-        """The pages the workers read, drafts too, in order, and those they could not."""
-        pages: list[PageSource] = []
-        problems: list[Problem] = []
+    def loaded(self, own: list[PageSource]) -> tuple[list[PageSource], list[Problem]]:
+        """Every page, this process's (``own``) then the workers', drafts too, in order, and
+        those the workers could not read."""
+        self.own_pages = own
+        pages, problems = list(own), []
         try:
             for worker in self.workers:
                 theirs, unread = worker.receive()
@@ -162,18 +149,18 @@ class Workers:
             raise
         return pages, problems
 
-    def render(self, builder: SiteBuilder, site: dict[str, Any]) -> list[RenderedPage]:
-        """Render every page, N at a time: the rendered pages in order (the workers' without
-        their HTML, which the workers keep)."""
+    def render(self, renderer: PageRenderer, site: dict[str, Any]) -> RenderedRun:
+        """Render every page, N at a time, into ``renderer`` (what the workers recorded is
+        absorbed in page order): the rendered pages in order, the workers' without their
+        HTML, which the workers keep."""
         try:
             for worker in self.workers:
                 worker.connection.send(site)
-            self.own = builder.render_pages([p for p in self.own_pages if not p.draft], site)
-            rendered = list(self.own)
-            undefined = builder.undefined_prints.take()
+            run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
+            self.own = list(run.pages)
             for worker in self.workers:
                 report: Rendered = worker.receive()
-                worker.table, uses = builder.deferred.absorb(
+                worker.table, uses = renderer.deferred.absorb(
                     report.shortcodes,
                     report.by_value,
                     report.problems,
@@ -181,14 +168,13 @@ class Workers:
                     report.page_uses,
                 )
                 part = worker.sources
-                rendered += [_page_held_elsewhere(part[k], uses[j]) for k, j in report.pages]
-                builder.warnings += report.warnings
-                undefined += report.undefined
-            builder.warnings += builder.undefined_prints.warnings(undefined)
+                run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
+                run.warnings += report.warnings
+                run.undefined += report.undefined
         except BaseException:
             self.close()
             raise
-        return rendered
+        return run
 
     def write(
         self, staging: Path, html_by_index: list[str], element_ids: Mapping[int, str]
@@ -218,7 +204,7 @@ class Workers:
 
 
 def start_workers(
-    builder: SiteBuilder, content: Path, listing: SourceFiles, n: int
+    renderer: PageRenderer, content: Path, listing: SourceFiles, n: int
 ) -> tuple[list[str], Workers]:
     """Fork ``n - 1`` workers, each reading a run of the pages ``listing`` names (see the
     module's docstring); the names this process reads itself, and the workers."""
@@ -235,7 +221,7 @@ def start_workers(
         for run in runs[1:]:
             ours, theirs = context.Pipe()
             process = context.Process(
-                target=_work, args=(builder, content, names[run], theirs), daemon=True
+                target=_work, args=(renderer, content, names[run], theirs), daemon=True
             )
             process.start()
             theirs.close()
@@ -247,21 +233,9 @@ def start_workers(
     return names[runs[0]], pool
 
 
-def _page_held_elsewhere(source: PageSource, used: set[int]) -> RenderedPage:
-    from .builder import RenderedPage
-
-    return RenderedPage(source, "", used)
-
-
-def _work(builder: SiteBuilder, content: Path, names: list[str], connection: Connection) -> None:
+def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
     """A worker: read the pages ``names``, send them; render them with the ``site`` it is
     sent, report; then write them or stop."""
-    from .pages import load_pages
-
-    # The worker keeps everything it makes until it ends and makes no cyclic garbage: the
-    # collector would only re-scan live pages (site/runtime.py), so it stays off here.
-    gc.disable()
-    known = len(builder.warnings)  # the builder's before the fork: its own to give
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
@@ -270,8 +244,8 @@ def _work(builder: SiteBuilder, content: Path, names: list[str], connection: Con
         if site is None:  # the build stopped before rendering
             return
         sources = [page for page in pages if not page.draft]
-        rendered = builder.render_pages(sources, site)
-        deferred = builder.deferred
+        run = renderer.render_pages(sources, site)
+        deferred = renderer.deferred
         index = {id(source): k for k, source in enumerate(sources)}
         uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
         connection.send(
@@ -283,9 +257,9 @@ def _work(builder: SiteBuilder, content: Path, names: list[str], connection: Con
                     problems=deferred.problems,
                     on_pages=deferred.on_pages,
                     page_uses=deferred.page_uses,
-                    pages=[(index[id(page.source)], uses[id(page.used)]) for page in rendered],
-                    warnings=builder.warnings[known:],
-                    undefined=builder.undefined_prints.take(),
+                    pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
+                    warnings=run.warnings,
+                    undefined=run.undefined,
                 ),
             )
         )
@@ -293,9 +267,7 @@ def _work(builder: SiteBuilder, content: Path, names: list[str], connection: Con
         if order is None:
             return
         staging, html, element_ids = order
-        from .builder import write_pages
-
-        write_pages(rendered, Confined(staging), deferred.marker, html, element_ids)
+        write_pages(run.pages, Confined(staging), deferred.marker, html, element_ids)
         connection.send(("written", None))
     except BaseException as exc:
         with contextlib.suppress(OSError, ValueError):

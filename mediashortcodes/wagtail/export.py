@@ -1,13 +1,11 @@
 """Static export with django-bakery: ``BAKERY_VIEWS = ["mediashortcodes.wagtail.BakeryPagesView"]``.
 
-The same four steps as the built-in builder (``site.py``): render every live, public page
-through Django's full request handling with a renderer that records each shortcode and
-leaves a marker; resolve all of them at once, concurrently, through the disk cache; stop
-with every problem listed if any remains, before a page is written; then copy the images
-into ``BUILD_DIR/<media_dir>/``, write the pages with the markers replaced, and write
-``BUILD_DIR/media-usage.json``. Problems are listed like the builder's: malformed shortcodes
-together with what the service says about the valid ones, each place and message once with
-the pages it is on.
+The one pipeline of every build (site/pipeline.py): render every live, public page through
+Django's full request handling into the pipeline's renderer, which records each shortcode
+and leaves a marker; resolve all of them at once through the cache; stop with every problem
+listed (as the builder lists them) before a page is written; then copy the images into
+``BUILD_DIR/<media_dir>/``, write the pages with the markers replaced, and write
+``BUILD_DIR/media-usage.json``.
 
 ``manage.py build`` (this app's command, see ``management/commands/build.py``) runs the
 views with ``BUILD_DIR`` pointing at a staging folder that replaces the old export only
@@ -17,11 +15,11 @@ message of a failed export says so.
 
 from __future__ import annotations
 
+import logging
 import shutil
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
@@ -35,17 +33,16 @@ from django.test.client import RequestFactory
 from django.utils.html import escape
 from wagtail.models import Page, Site
 
-from ..errors import OUTAGES, ContentError, MediaShortcodesError, exit_code_for, message_for
-from ..language import Shortcode
-from ..media.live import LiveRenderer
-from ..media.resolver import Failure, Resolution, published_files
-from ..site.builder import DeferredRenderer, with_markers_replaced
-from ..site.template_problems import pages_named, shown_with_any_stop
+from ..errors import ContentError, MediaShortcodesError, exit_code_for, message_for
+from ..site.markers import DeferredRenderer
+from ..site.pipeline import Pipeline, media_url_prefix
 from ..usage.manifest import MANIFEST_NAME, Manifest
 from .rendering import rendering_with
 from .settings import IntegrationSettings, read_settings
 
 __all__ = ["STAGED", "BakeryPagesView"]
+
+log = logging.getLogger("mediashortcodes")
 
 #: True while this app's ``build`` command runs the views into a staging folder: a failed
 #: export then leaves the previous one whole. Otherwise django-bakery has emptied BUILD_DIR.
@@ -96,84 +93,38 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
     # -- the steps --------------------------------------------------------------------------
 
     def _bake(self, settings: IntegrationSettings) -> None:
-        deferred = DeferredRenderer()
-        rendered = self._render_all(deferred)
-        build_dir = Path(str(django_settings.BUILD_DIR))
-        publication = settings.export_publication(build_dir)
-        with LiveRenderer(settings.config, publication, on_missing="fail") as live:
-            html = self._resolve_all(live, deferred)
-            element_ids = {
-                i: element
-                for i, sc in enumerate(deferred.shortcodes)
-                if (element := live.renderer.element_id(sc))
-            }
-
-        def final(text: str) -> str:
-            return with_markers_replaced(text, deferred.marker, html, element_ids)
-
+        pipeline = Pipeline(settings.config)
+        try:
+            rendered = self._render_all(pipeline.renderer)
+            site = settings.config.site
+            resolved = pipeline.resolve(media_url_prefix(site.base_url, site.media_dir))
+            for warning in resolved.warnings:
+                log.warning("%s", warning)
+            if resolved.problems:
+                raise ContentError(resolved.problems)
+            media_dir = site.media_dir.strip("/")
+            for name, stored in sorted(resolved.media.items()):
+                with resolved.cache.open_blob(stored) as image:  # the checked file, never a link
+                    self._copy(image, join_path(media_dir, name))
+            if resolved.click_script is not None:  # a click-to-load video's script, once
+                name, data = resolved.click_script
+                self.write_file(self.get_output_path(join_path(media_dir, name)), data)
+        finally:
+            pipeline.close()
         for page in rendered:
-            self._write_page(page, final)
+            self._write_page(page, resolved.html_at_root)
         manifest = Manifest.from_pages(
             self._site_url(settings, rendered),
             [
                 (
                     settings.page_url(page.root_url, page.path),
                     page.page.title,
-                    {deferred.shortcodes[i].file_id for i in page.used},
+                    resolved.files_used(page.used),
                 )
                 for page in rendered
             ],
         )
         self.write_file(self.get_output_path(MANIFEST_NAME), manifest.to_json().encode())
-
-    def _resolve_all(self, live: LiveRenderer, deferred: DeferredRenderer) -> list[str]:
-        """Every recorded shortcode's HTML, in recording order; its images copied to the
-        build. Raises with every problem: the malformed shortcodes found while rendering and
-        what the service says about the valid ones, each place once with the pages it is on.
-        """
-        found = deferred.found_problems()
-        with shown_with_any_stop(found):
-            resolution = live.resolve(deferred.shortcodes)
-            html, failed = self._html(live, deferred, resolution)
-        problems = found + deferred.placed(failed)
-        if problems:
-            raise ContentError(pages_named(problems))
-        media_dir = live.config.site.media_dir.strip("/")
-        for name, stored in sorted(published_files(resolution).items()):
-            with live.cache.open_blob(stored) as image:  # the checked file, never a link
-                self._copy(image, join_path(media_dir, name))
-        if live.renderer.click_script_used:  # a click-to-load video's script, once
-            name, data = live.renderer.click_script
-            self.write_file(self.get_output_path(join_path(media_dir, name)), data)
-        return html
-
-    @staticmethod
-    def _html(
-        live: LiveRenderer, deferred: DeferredRenderer, resolution: Resolution
-    ) -> tuple[list[str], list[tuple[Shortcode, str]]]:
-        """Each place's HTML, in recording order, and the places that failed, with why.
-
-        Every place is looked at, not each distinct shortcode: equal shortcodes (the same
-        rich text on two pages) are different places, and each names its own pages.
-        """
-        outcomes = resolution.outcomes
-        for outcome in outcomes.values():
-            if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
-                raise outcome.cause
-        html: list[str] = []
-        failed: list[tuple[Shortcode, str]] = []
-        for sc in deferred.shortcodes:
-            outcome = outcomes.get(sc)
-            if isinstance(outcome, Failure):
-                failed.append((sc, outcome.message))
-                html.append("")
-                continue
-            try:
-                html.append(live.html(sc, outcome))
-            except ContentError as exc:  # e.g. an option its template cannot render
-                failed += [(sc, problem.message) for problem in exc.problems]
-                html.append("")
-        return html, failed
 
     def _render_all(self, deferred: DeferredRenderer) -> list[_Rendered]:
         handler = BaseHandler()

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(
 # adds its process id to; CRASH_ON names a page whose rendering kills the worker rendering it.
 RUN = """\
 import os, sys
-from mediashortcodes.site import builder, workers
+from mediashortcodes.site import rendering, workers
 
 main_pid = os.getpid()
 if os.environ.get("WORKER_PIDS"):
@@ -37,12 +37,12 @@ if os.environ.get("WORKER_PIDS"):
         work(*args)
     workers._work = recorded
 if os.environ.get("CRASH_ON"):
-    render_page = builder.SiteBuilder.render_page
-    def crashing(self, source, site):
+    render_page = rendering.PageRenderer.render_page
+    def crashing(self, source, site, warnings):
         if os.getpid() != main_pid and source.display_path.endswith(os.environ["CRASH_ON"]):
             os._exit(9)
-        return render_page(self, source, site)
-    builder.SiteBuilder.render_page = crashing
+        return render_page(self, source, site, warnings)
+    rendering.PageRenderer.render_page = crashing
 from mediashortcodes.cli import main
 main()
 """

@@ -1,0 +1,214 @@
+"""The files of the site's source folders, copied as they are: ``static/`` and the files
+beside the pages in ``content/`` (an image beside its page, a raw ``.html``).
+
+Never through a link: a contributor who can commit a symlink could otherwise publish any
+file the build can read. A source folder is walked without following links; a symlink or
+anything not a regular file (a FIFO would block) is skipped with a warning (a dangling one,
+an editor's lock file, silently), and files are copied through a descriptor opened without
+following a link. A file in the way of what the build writes (a page, an image, the
+manifest, or a folder one needs) is refused, each named, before anything is written.
+
+A file of ``content/`` is published at its path, as Hugo publishes a page bundle's files,
+unless it is private (a path part starting with ``.`` or ``_``, an editor's backup) or in a
+folder holding only drafts (``pages.draft_folders``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError, Problem
+from ..fileio import Confined
+
+__all__ = [
+    "SourceFiles",
+    "check_resources",
+    "check_static",
+    "copy_files",
+    "folders_of",
+    "is_private",
+    "resources_of",
+    "skipped_warning",
+    "source_files",
+]
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+@dataclass
+class SourceFiles:
+    """Relative posix paths under a source folder, each list sorted."""
+
+    files: list[str] = field(default_factory=list)  # regular files
+    skipped: list[str] = field(default_factory=list)  # links and other non-regular entries
+    sizes: dict[str, int] = field(default_factory=dict)  # each regular file's size
+
+
+def source_files(root: Path, suffix: str = "") -> SourceFiles:
+    """The regular files under ``root`` (ending with ``suffix``, if given), and what was
+    skipped. Linked folders are listed as skipped, never entered."""
+    found = SourceFiles()
+    for folder, dirs, names in os.walk(root):  # os.walk enters no linked folder
+        relative = os.path.relpath(folder, root)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        for name in dirs:
+            path = os.path.join(folder, name)
+            if os.path.islink(path) and os.path.exists(path):
+                found.skipped.append(prefix + name)
+        for name in names:
+            if suffix and not name.endswith(suffix):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:  # gone meanwhile
+                continue
+            mode = info.st_mode
+            if stat.S_ISREG(mode):
+                found.files.append(prefix + name)
+                found.sizes[prefix + name] = info.st_size
+            elif not stat.S_ISLNK(mode) or os.path.exists(path):
+                found.skipped.append(prefix + name)
+    found.files.sort()
+    found.skipped.sort()
+    return found
+
+
+def skipped_warning(shown: str, name: str) -> Problem:
+    return Problem(
+        f"{shown}/{name}",
+        0,
+        0,
+        "a symlink or not a regular file: skipped (the build never "
+        f"follows links out of {shown}); copy the file itself in instead",
+        "skipped",
+    )
+
+
+def copy_plain(source: Path, target: Path) -> bool:
+    """Copy ``source`` to the new file ``target`` (mode and times kept) when it is a regular
+    file, never through a link; False when it is not one (any more)."""
+    try:
+        fd = os.open(source, _READ_FLAGS)
+    except OSError:  # a link now (ELOOP), or gone
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        with os.fdopen(fd, "rb", closefd=False) as reader, open(target, "xb") as writer:
+            shutil.copyfileobj(reader, writer)
+        os.chmod(target, stat.S_IMODE(info.st_mode))
+        os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+    finally:
+        os.close(fd)
+    return True
+
+
+def is_private(name: str) -> bool:
+    """Whether the content file ``name`` (a posix path under ``content/``) stays unpublished:
+    hidden or ``_``-prefixed (in any folder of its path), or an editor's backup."""
+    parts = name.split("/")
+    last = parts[-1]
+    return any(part[:1] in (".", "_") for part in parts) or last.endswith("~") or last[:1] == "#"
+
+
+def folders_of(name: str) -> list[str]:
+    """The folders a posix path is in, innermost last: ``a/b/c.jpg`` -> ``["", "a", "a/b"]``."""
+    parts = name.split("/")[:-1]
+    return ["", *("/".join(parts[: i + 1]) for i in range(len(parts)))]
+
+
+def resources_of(names: Iterable[str], withheld: AbstractSet[str] = frozenset()) -> list[str]:
+    """The files of ``names`` (posix paths under ``content/``, pages excluded) to publish:
+    not private, not in a folder of ``withheld`` (``pages.draft_folders``)."""
+    return [
+        name
+        for name in names
+        if not is_private(name) and not any(f in withheld for f in folders_of(name))
+    ]
+
+
+def _in_the_way(files: Iterable[str], outputs: Iterable[str]) -> list[tuple[str, str]]:
+    """(file, output) for each of ``files`` at the path of an output, or where an output needs
+    a folder, or needing a folder where an output is a file (posix paths under the output)."""
+    files = list(files)
+    if not files:
+        return []
+    # Each output, and each folder it needs, once: a site has thousands of outputs and
+    # usually a handful of such files, so this stays one pass over the outputs.
+    needed: dict[str, str] = {}
+    for output in outputs:
+        needed.setdefault(output, output)
+        slash = output.find("/")
+        while slash > 0:
+            needed.setdefault(output[:slash], output)
+            slash = output.find("/", slash + 1)
+    found = []
+    for name in files:
+        if name in needed:
+            found.append((name, needed[name]))
+            continue
+        folders = [name[:i] for i, char in enumerate(name) if char == "/"]
+        blocking = next((f for f in folders if needed.get(f) == f), None)  # an output file
+        if blocking is not None:
+            found.append((name, blocking))
+    return sorted(found)
+
+
+def _refuse(clashes: list[str], what: str) -> None:
+    if clashes:
+        listed = "\n".join(clashes[:20])
+        more = f"\n  ... and {len(clashes) - 20} more" if len(clashes) > 20 else ""
+        raise ConfigError(
+            f"{len(clashes)} {what} would replace, or be replaced by, what the build "
+            f"writes; rename or remove them:\n{listed}{more}"
+        )
+
+
+def check_static(static_dir: Path, outputs: Iterable[str], shown: str) -> None:
+    """Raise a ConfigError naming every static file in the way of a build output
+    (``outputs``: posix paths under the output folder). ``shown`` names the folder."""
+    clashes = _in_the_way(source_files(static_dir).files, outputs)
+    _refuse(
+        [f"  {shown}/{name} is in the way of the build's {output}" for name, output in clashes],
+        "static file(s)",
+    )
+
+
+def check_resources(names: Iterable[str], outputs: Iterable[str], shown: str) -> None:
+    """Raise a ConfigError naming every file of ``content/`` (``shown``) that would be
+    published over a page, a published image or the manifest, or in their way."""
+    clashes = _in_the_way(names, outputs)
+    _refuse(
+        [f"  {shown}/{name} is in the way of the build's {output}" for name, output in clashes],
+        "file(s) beside the pages",
+    )
+
+
+def copy_files(
+    root: Path, staging: Confined, shown: str, names: Iterable[str] | None = None
+) -> list[Problem]:
+    """Copy ``names`` (default: every file) from ``root`` into the staging folder at the same
+    paths, each a new file in a folder proven inside it; what cannot be copied is a
+    ConfigError. Returns a warning for each link or odd file skipped (for ``names``:
+    replaced by one since the walk)."""
+    if names is None:
+        found = source_files(root)
+        names, skipped = found.files, found.skipped
+    else:
+        skipped = []
+    name = ""
+    try:
+        for name in names:
+            if not copy_plain(root / name, staging.file(name)):
+                skipped.append(name)  # replaced by a link since the walk
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot copy {name}: {exc.strerror or exc}") from None
+    return [skipped_warning(shown, name) for name in skipped]

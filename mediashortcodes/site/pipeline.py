@@ -1,0 +1,508 @@
+"""The one pipeline of every build: pages -> markers -> resolve all -> final HTML -> publish
+media -> manifest.
+
+Every host (the built-in builder and ``serve``, MkDocs, Pelican, Zensical's ``finish``, the
+Wagtail export) renders its pages into :attr:`Pipeline.renderer` (a marker per shortcode,
+site/markers.py); :meth:`Pipeline.resolve` resolves every place at once and renders its
+HTML; the :class:`Resolved` it returns replaces the markers, publishes the media and gives
+the manifest's file ids. site/outputdir.py swaps an output folder into place.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..client.runner import run_returning
+from ..client.service import embed_urls
+from ..config import Config, require_embed_urls, require_service_urls
+from ..errors import OUTAGES, Problem
+from ..fileio import Confined, write_atomic
+from ..language import VIDEO, Shortcode
+from ..media.cache import Stored, cache_for
+from ..media.render import Renderer
+from ..media.resolver import (
+    Failure,
+    ImageOutcome,
+    LazyConnection,
+    Resolution,
+    Resolver,
+    VideoOutcome,
+    published_files,
+)
+from ..usage.manifest import Manifest, page_url
+from .markers import DeferredRenderer, with_markers_replaced
+from .template_problems import pages_named, shown_with_any_stop
+
+if TYPE_CHECKING:
+    from ..media.remote_tier import RemoteTier
+    from .head_start import HeadStart
+
+log = logging.getLogger("mediashortcodes")
+
+# The codes (Problem.code) of the warnings a build gives besides the resolver's and layouts'.
+SERVICE = "service"  # the service down: older cached metadata used
+CACHE = "cache"  # the cache held damaged entries, or its shared tier failed
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    output: Path | None = None
+    offline: bool = False
+    refresh: bool = False
+    keep_going: bool = False
+    jobs: int | None = None
+    check_only: bool = False  # verify against the service, write nothing
+    syntax_only: bool = False  # check --offline: parse only
+    cache_read_only: bool = False  # read the cache, never write it (also [cache] read_only)
+    cache_write: bool = False  # write the shared tier (also [cache] remote_write)
+    workers: int | None = None  # processes rendering and writing pages; None: one per CPU
+
+
+def counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+@dataclass
+class BuildResult:
+    pages: int = 0
+    images: int = 0
+    videos: int = 0
+    downloads: int = 0
+    cache_hits: int = 0
+    remote_hits: int = 0  # variants the shared cache gave
+    requests: int = 0
+    seconds: float = 0.0
+    output: Path | None = None
+    manifest: Manifest | None = None
+    problems: list[Problem] = field(default_factory=list)  # listed but not fatal (--keep-going)
+    warnings: list[Problem] = field(default_factory=list)
+    sources: list[Any] = field(default_factory=list)  # every page (PageSource), as listed
+    srcset: list[str] = field(default_factory=list)  # `check`: the srcset each image asks for
+
+    def summary(self) -> str:
+        from .pages import display_path
+
+        where = f" -> {display_path(self.output)}" if self.output else ""
+        stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
+        shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
+        return (
+            f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
+            f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
+            f"{counted(self.cache_hits, 'cache hit')}, {shared}{counted(self.requests, 'request')} "
+            f"in {self.seconds:.2f}s{where}"
+        )
+
+
+@dataclass
+class PageEntry:
+    """A host's page: where it is written, its source, the places it used."""
+
+    output_file: str  # relative to the output folder, with "/": "blog/post/index.html"
+    url: str  # the page's path in the site, as the host links it: "blog/post/" or ""
+    source: str  # the source file as problems name it
+    used: set[int] = field(default_factory=set)
+
+
+def media_url_prefix(base_url: str, media_dir: str) -> str:
+    """Root-relative URL of the media directory, honouring a base_url with a path."""
+    base_path = urlsplit(base_url).path.rstrip("/")
+    return f"{base_path}/{media_dir.strip('/')}/"
+
+
+def depth_prefix(output_file: str, media_dir: str) -> str:
+    """The media folder's URL relative to a page written at ``output_file``: it works from
+    any host path, with or without directory URLs, and from the file system."""
+    depth = output_file.strip("/").count("/")
+    return "../" * depth + media_dir.strip("/") + "/"
+
+
+class Pipeline:
+    """One build: pages render into :attr:`renderer`, then :meth:`resolve`; :meth:`close`.
+
+    ``preview`` (``mkdocs serve``): a service that cannot be reached gives placeholders
+    from the cache instead of failing.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        options: BuildOptions | None = None,
+        *,
+        preview: bool = False,
+        head_start: HeadStart | None = None,
+    ) -> None:
+        self.config = config
+        self.options = options or BuildOptions()
+        self.preview = preview
+        self.renderer = DeferredRenderer()
+        self.pages: list[PageEntry] = []  # a host's pages (begin_page)
+        self.warnings: list[Problem] = []  # the resolve step's
+        self._head_start = head_start
+        self._remote_warnings: list[str] = []
+        self.remote, self.cache = self._open_cache()
+
+    def _open_cache(self) -> tuple[RemoteTier | None, Any]:
+        options, remote = self.options, None
+        if self.config.cache.remote:  # its module (and asyncio) only for a site that has one
+            from ..media.remote_tier import shared_tier
+
+            remote = shared_tier(
+                self.config,
+                write=options.cache_write or self.config.cache.remote_write,
+                read_only=options.cache_read_only,
+                jobs=options.jobs or self.config.build.jobs,
+                warn=self._remote_warnings.append,
+            )
+        return remote, cache_for(self.config, read_only=options.cache_read_only, remote=remote)
+
+    def start_head_start(self) -> None:
+        """A fresh runner's head start on the shared tier's images (site/head_start.py):
+        call it before the pages render."""
+        options = self.options
+        if self._head_start is None and not (options.syntax_only or options.check_only):
+            from .head_start import head_start_for
+
+            self._head_start = head_start_for(
+                self.config,
+                jobs=options.jobs,
+                offline=options.offline,
+                refresh=options.refresh,
+                cache=self.cache,
+            )
+
+    def close(self) -> None:
+        if self._head_start is not None:
+            self._head_start.stop()
+            self._head_start = None
+        self.cache.close()  # a read-only cache's downloads, published by now, go
+
+    def begin_page(self, source: str, output_file: str, url: str) -> PageEntry:
+        """A host's page about to render (``source`` as problems name it)."""
+        self.renderer.begin_page(source)
+        entry = PageEntry(output_file, url, source, self.renderer.used)
+        self.pages.append(entry)
+        return entry
+
+    def resolve(
+        self,
+        prefix: str,
+        *,
+        stop_on: Iterable[Problem] = (),
+        snapshot: bool = True,
+        progress: Callable[[int, int], Any] | None = None,
+        result: BuildResult | None = None,
+    ) -> Resolved:
+        """Resolve every recorded place at once and render its HTML (``prefix``: the media
+        folder's URL as the pages link it). Raises a missing setting's error or an outage
+        (a preview goes on from the cache) with the content's problems and ``stop_on``
+        listed; raising for the content's problems is the caller's. Counts go into
+        ``result`` as they are known."""
+        started = time.perf_counter()
+        found = self.renderer.found_problems()
+        result = BuildResult(pages=len(self.pages)) if result is None else result
+        with shown_with_any_stop([*stop_on, *found]):
+            try:
+                resolution = self._resolve_all(result, self.options.offline, snapshot, progress)
+            except OUTAGES as exc:
+                if not self.preview:
+                    raise
+                log.warning("mediashortcodes: %s; showing what the cache holds", exc)
+                self.cache.close()
+                self.remote, self.cache = self._open_cache()
+                resolution = self._resolve_all(result, True, snapshot, progress)
+        resolved = Resolved(self, resolution, result)
+        resolved.html_for(prefix)  # every place rendered once: its problems are known now
+        failed = [(sc, f.message) for sc, f in resolution.pairs() if isinstance(f, Failure)]
+        problems = [*found, *self.renderer.placed(failed + resolved.render_failed)]
+        resolved.found = bool(found)
+        resolved.problems = sorted(set(pages_named(problems)))
+        result.warnings = self.warnings
+        result.seconds = time.perf_counter() - started
+        return resolved
+
+    def _resolve_all(
+        self,
+        result: BuildResult,
+        offline: bool,
+        snapshot: bool,
+        progress: Callable[[int, int], Any] | None,
+    ) -> Resolution:
+        """Every place resolved and counted in ``result``; raises an outage unless previewing."""
+        shortcodes = self.renderer.shortcodes
+        # Before anything is fetched: shortcodes need the service's URL (which names its cache,
+        # so even --offline), and a site that embeds videos needs the player's URLs.
+        if shortcodes:
+            require_service_urls(self.config)
+        first_video = next((sc for sc in shortcodes if sc.name == VIDEO), None)
+        if first_video is not None:
+            require_embed_urls(self.config, str(first_video.location))
+        resolution, result.requests = self._resolve_step(offline, snapshot, progress)
+        result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
+        result.remote_hits = resolution.remote_hits
+        self.warnings += self._place_warnings(resolution.warnings)
+        shown: list[bool | None] = []  # each place: an image, a video, or None (failed)
+        outage: BaseException | None = None
+        for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
+            if isinstance(outcome, Failure):
+                shown.append(None)
+                if outage is None and isinstance(outcome.cause, OUTAGES):
+                    outage = outcome.cause
+            else:
+                shown.append(sc.name == "media_image")
+        result.images, result.videos = self._shown_on_pages(shown)
+        if outage is not None and not self.preview:
+            raise outage
+        return resolution
+
+    def _resolve_step(
+        self, offline: bool, snapshot: bool, progress: Callable[[int, int], Any] | None
+    ) -> tuple[Resolution, int]:
+        """Every call into the media layer's resolve machinery (the head start's hand-off,
+        the snapshot, the cache alone or else the service, the shared tier flushed); its
+        warnings go into :attr:`warnings` even when it raises."""
+        options, shortcodes = self.options, self.renderer.shortcodes
+        if self._head_start is not None:
+            pack = self._head_start.wait(self.config.cache.remote_timeout)
+            if pack is not None and self.remote is not None:
+                self.remote.give_pack(pack)
+                self.remote.damaged += self._head_start.damaged
+        total, done = len(shortcodes), 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, total)
+
+        try:
+            # `check` uses no variant, and an update some pages' only: either would shrink it.
+            if snapshot and not options.check_only:
+                self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
+            connection = LazyConnection(self.config)
+            resolver = Resolver(
+                self.config,
+                self.cache,
+                connection,
+                jobs=options.jobs or self.config.build.jobs,
+                refresh=options.refresh,
+                offline=offline,
+                verify_only=options.check_only,
+                progress=tick,
+                remote=self.remote,
+            )
+            resolution = resolver.resolve_cached(shortcodes)
+            if resolution is None:
+                resolution = run_returning(self._resolve_asking(resolver, connection))
+            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
+            self.cache.save_snapshot()
+            return resolution, connection.requests
+        finally:
+            self.warnings += [
+                Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
+            ]
+
+    async def _resolve_asking(self, resolver: Resolver, connection: LazyConnection) -> Resolution:
+        used = None
+        try:
+            resolution = await resolver.resolve(self.renderer.shortcodes)
+            used = self.cache.used_records()
+            return resolution
+        finally:
+            if self.remote is not None:  # what it fetched goes up, even if the build fails
+                await self.remote.flush(used)  # a finished one: what it used, as a pack
+                await self.remote.aclose()
+                self.warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
+            await connection.aclose()
+
+    def _shown_on_pages(self, shown: list[bool | None]) -> tuple[int, int]:
+        """The images and videos the pages show: each place once on every page it is on (a
+        layout's on each of its pages, as the published ``<img>`` elements are counted)."""
+        images = videos = 0
+        for _page, used in self.renderer.page_uses:
+            for index in used:
+                kind = shown[index]
+                if kind:
+                    images += 1
+                elif kind is not None:
+                    videos += 1
+        return images, videos
+
+    def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
+        """One warning per place and message, naming the pages it is on when it is outside
+        them: a layout's image without alt text is one line, not one per page."""
+        by_code: dict[str, list[tuple[Shortcode, str]]] = {}
+        for sc, message, code in warnings:
+            by_code.setdefault(code, []).append((sc, message))
+        placed = [p for code, some in by_code.items() for p in self.renderer.placed(some, code)]
+        return sorted(set(pages_named(placed)))
+
+
+class Resolved:
+    """A resolved build: each place's HTML, the media to publish, the files each page uses."""
+
+    def __init__(self, pipeline: Pipeline, resolution: Resolution, result: BuildResult) -> None:
+        self.config = pipeline.config
+        self.cache = pipeline.cache
+        self.resolution = resolution
+        self.result = result
+        self.marker = pipeline.renderer.marker
+        self.pages = pipeline.pages
+        self.found = False  # problems found while rendering (a malformed shortcode...)
+        self.problems: list[Problem] = []
+        self.render_failed: list[tuple[Shortcode, str]] = []
+        player_url, static_url = embed_urls(self.config)
+        templates = self.config.path(self.config.site.templates)
+        self._renderer = Renderer(
+            self.config.video,
+            player_url=player_url,
+            static_url=static_url,
+            site_templates=templates if templates.is_dir() else None,
+            auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
+        )
+        self._by_prefix: dict[str, tuple[list[str], dict[int, str]]] = {}
+        self._file_ids: list[int | None] | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        return [warning.as_warning() for warning in self.result.warnings]
+
+    def html_for(self, prefix: str) -> tuple[list[str], dict[int, str]]:
+        """Each place's HTML, in order, linking the media at ``prefix``, and the element ids
+        in it (script embeds) by place; the first call notes :attr:`render_failed`."""
+        if prefix not in self._by_prefix:
+            html, ids, failed = self._final_html(prefix)
+            if not self._by_prefix:
+                self.render_failed = failed
+            self._by_prefix[prefix] = (html, ids)
+        return self._by_prefix[prefix]
+
+    def _final_html(self, prefix: str) -> tuple[list[str], dict[int, str], list[Any]]:
+        renderer = self._renderer
+        html: list[str] = []
+        element_ids: dict[int, str] = {}
+        failed: list[tuple[Shortcode, str]] = []
+        done: dict[str, str] = {}  # a site repeats shortcodes: each rendered once if it can
+        for sc, outcome in self.resolution.pairs():
+            if isinstance(outcome, (ImageOutcome, VideoOutcome)):
+                # The same text has the same meaning (parsing round-trips), so the same outcome.
+                if sc.source in done:
+                    html.append(done[sc.source])
+                    continue
+                try:
+                    if isinstance(outcome, VideoOutcome):
+                        text = renderer.video(sc, outcome.resolved(prefix))
+                    else:
+                        text = renderer.image(sc, outcome.resolved(prefix))
+                except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
+                    message = str(exc)
+                    failed.append((sc, message))
+                else:
+                    if renderer.same_everywhere(sc):  # never a script embed: it has an id
+                        done[sc.source] = text
+                    elif element := renderer.element_id(sc):
+                        element_ids[len(html)] = element
+                    html.append(text)
+                    continue
+            else:
+                message = outcome.message if isinstance(outcome, Failure) else "not resolved"
+            html.append(renderer.placeholder(sc, message))
+        return html, element_ids, failed
+
+    def replaced(self, text: str, prefix: str) -> str:
+        """``text`` with its markers replaced, linking the media at ``prefix``."""
+        if "\x02" not in text:
+            return text
+        html, ids = self.html_for(prefix)
+        return with_markers_replaced(text, self.marker, html, ids)
+
+    def html(self, text: str, output_file: str) -> str:
+        """``text`` (of the page written at ``output_file``) with its markers replaced."""
+        return self.replaced(text, depth_prefix(output_file, self.config.site.media_dir))
+
+    def html_at_root(self, text: str) -> str:
+        """``text`` linking the media root-relative (from ``[site] base_url``'s path)."""
+        site = self.config.site
+        return self.replaced(text, media_url_prefix(site.base_url, site.media_dir))
+
+    @property
+    def media(self) -> dict[str, Stored]:
+        """Each file the pages show (variants, srcset candidates, posters) by its name."""
+        return published_files(self.resolution)
+
+    @property
+    def click_script(self) -> tuple[str, bytes] | None:
+        """The click-to-load script (name, bytes), when a page has such a video."""
+        renderer = self._renderer
+        return renderer.click_script if renderer.click_script_used else None
+
+    def media_outputs(self) -> list[str]:
+        """Every media path this build publishes, relative to the output."""
+        media_dir = self.config.site.media_dir.replace("\\", "/").strip("/")
+        script = [self.click_script[0]] if self.click_script else []
+        return [f"{media_dir}/{name}" for name in [*script, *self.media]]
+
+    def publish(self, output: Path | Confined, *, close: bool = True) -> int:
+        """Put every file the pages show under ``output/<media_dir>/`` (proven inside it:
+        ``fileio.Confined``); how many. ``close``: the cache's last use."""
+        from ..media.assets import publish
+
+        images, script = self.media, self.click_script
+        try:
+            if images or script:  # no media folder for a site without media
+                if not isinstance(output, Confined):
+                    output = Confined(output, what="the site's output folder")
+                media = output.folder(self.config.site.media_dir)
+                for name, stored in images.items():  # once per variant, not per shortcode
+                    publish(self.cache, stored, media / name)
+                if script is not None:
+                    write_atomic(media / script[0], script[1])
+        finally:
+            if close:
+                self.cache.close()
+        return len(images)
+
+    def files_used(self, used: Iterable[int]) -> set[int]:
+        """The file ids the places ``used`` count for in the usage manifest.
+
+        A failure with a cause is a file the service has that could not be fetched this time
+        (--keep-going shows a placeholder): the page still uses it, and leaving it out would
+        report its removal. One without (an id that does not exist) is no usage.
+        """
+        if self._file_ids is None:
+            self._file_ids = [
+                None if isinstance(outcome, Failure) and outcome.cause is None else sc.file_id
+                for sc, outcome in self.resolution.pairs()
+            ]
+        ids = self._file_ids
+        return {file_id for i in used if (file_id := ids[i]) is not None}
+
+    def manifest(
+        self,
+        titles: Mapping[str, str],
+        *,
+        keep: Manifest | None = None,
+        pages: Iterable[str] = (),
+        entries: Iterable[PageEntry] | None = None,
+    ) -> Manifest:
+        """A host's usage manifest: each page's (``entries``, default all) absolute URL (from
+        ``[site] base_url``), its title (``titles`` by output file) and files. ``keep``: an
+        earlier manifest whose entries stand for the site's ``pages`` (URLs) not rendered
+        this time (a dirty build)."""
+        base = self.config.site.base_url
+        listed = [
+            (page_url(base, p.url), titles.get(p.output_file, ""), self.files_used(p.used))
+            for p in (self.pages if entries is None else entries)
+        ]
+        rendered = {url for url, _, _ in listed}
+        for url in pages if keep is not None else ():
+            full = page_url(base, url)
+            old = keep.pages.get(full)  # type: ignore[union-attr]
+            if full not in rendered and old is not None:
+                listed.append((full, old.title, old.files))
+        return Manifest.from_pages(base, listed)

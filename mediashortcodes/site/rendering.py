@@ -1,0 +1,135 @@
+"""The built-in builder's pages rendered with markers: Markdown, then the Jinja layout."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from ..config import Config
+from ..errors import MediaShortcodesError, Problem
+from ..fileio import Confined
+from ..jinja import MediaShortcodesExtension
+from ..markdown import shortcodes_plugin
+from .layout_undefined import PrintedUndefined, UndefinedPrints
+from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
+from .pages import PageSource
+from .template_problems import OnPage, template_problem
+
+
+@dataclass
+class RenderedPage:
+    source: PageSource
+    html: str  # with markers ("" for a page a worker holds)
+    used: set[int]
+
+
+@dataclass
+class RenderedRun:
+    """What rendering a run of pages gave, besides what the deferred renderer recorded."""
+
+    pages: list[RenderedPage]
+    warnings: list[Problem]  # Markdown's (a shortcode in a heading...)
+    undefined: list[OnPage]  # undefined values the layouts printed
+
+
+def site_variables(base_url: str, listed: list[PageSource]) -> dict[str, Any]:
+    """The ``site`` every layout gets: the base URL and the data of the ``listed`` pages."""
+    return {
+        "base_url": base_url,
+        "pages": [
+            {
+                "title": s.title,
+                "url": s.url,
+                "date": s.front_matter.get("date"),
+                "front_matter": s.front_matter,
+            }
+            for s in listed
+        ],
+    }
+
+
+class PageRenderer:
+    """Renders pages into ``deferred`` (a marker for each shortcode)."""
+
+    def __init__(self, config: Config, deferred: DeferredRenderer) -> None:
+        self.templates_dir = config.path(config.site.templates)
+        self.deferred = deferred
+        self.markdown = (
+            MarkdownIt("commonmark", {"typographer": False})
+            .enable(["table", "strikethrough"])
+            .use(shortcodes_plugin, renderer=deferred)
+        )
+        self.undefined_prints = UndefinedPrints()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.templates_dir)),
+            autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
+            extensions=[MediaShortcodesExtension],
+            keep_trailing_newline=True,
+            # Silent where layouts guard optional front matter; printed, a warning (a typo).
+            undefined=PrintedUndefined,
+        )
+        self.env.mediashortcodes_renderer = deferred  # type: ignore[attr-defined]
+        self.undefined_prints.install(self.env)
+
+    def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
+        """Render ``sources`` in order; a page whose layout fails is left out (its problem
+        is recorded)."""
+        run = RenderedRun([], [], [])
+        for source in sources:
+            page = self.render_page(source, site, run.warnings)
+            if page is not None:
+                run.pages.append(page)
+        run.undefined = self.undefined_prints.take()
+        return run
+
+    def render_page(
+        self, source: PageSource, site: dict[str, Any], warnings: list[Problem]
+    ) -> RenderedPage | None:
+        """One page: its Markdown, then its layout, with a marker for each shortcode."""
+        deferred = self.deferred
+        deferred.begin_page(source.display_path)
+        env: dict[str, Any] = {
+            "mediashortcodes": {"path": source.display_path, "start_line": source.body_start_line}
+        }
+        content = self.markdown.render(source.body, env)
+        for problem in env["mediashortcodes"].get("problems", ()):
+            deferred.problem(problem)
+        if found := env["mediashortcodes"].get("warnings"):  # a block in a heading...
+            warnings += [replace(w, code=w.code or MARKDOWN) for w in found]
+        page = {
+            **source.front_matter,
+            "title": source.title,
+            "url": source.url,
+            "date": source.front_matter.get("date"),
+            "content": Markup(content),
+            "front_matter": source.front_matter,
+        }
+        self.undefined_prints.begin_page(source.display_path, page, site)
+        try:
+            html = self.env.get_template(source.template).render(page=page, site=site)
+        except MediaShortcodesError:
+            raise
+        except Exception as exc:  # a layout's bug, even a TypeError, is a listed problem
+            deferred.add(template_problem(exc, source, self.templates_dir))
+            return None
+        return RenderedPage(source, html, deferred.used)  # a new set each page
+
+
+def write_pages(
+    rendered: list[RenderedPage],
+    staging: Confined,
+    marker: re.Pattern[str],
+    html_by_index: list[str],
+    element_ids: Mapping[int, str],
+) -> None:
+    """Write each page into ``staging``, its markers replaced by its shortcodes' HTML: a new
+    file (never through a link) in a folder proven inside it."""
+    for page in rendered:
+        with open(staging.file(page.source.output_file), "x", encoding="utf-8") as out:
+            out.write(with_markers_replaced(page.html, marker, html_by_index, element_ids))
