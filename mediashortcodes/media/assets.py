@@ -21,7 +21,6 @@ from ..errors import CacheMissError, InvalidResponseError, NotFoundError, Servic
 from ..records import Crop, File
 from . import imageinfo
 from .cache import MediaCache, Stored
-from .catalog import Prefetch
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
@@ -73,16 +72,14 @@ class Assets:
         *,
         max_bytes: int,
         offline: bool = False,
-        remote: Prefetch | None = None,
     ) -> None:
         self.cache = cache
         self.connect = connect
         self.max_bytes = max_bytes
         self.offline = offline
-        self.remote = None if offline else remote
         self.downloads = 0
         self.hits = 0
-        self.remote_hits = 0  # variants the shared tier answered
+        self.remote_hits = 0  # variants the cache's shared tier answered
 
     def cached(self, file: File, format_id: int, crop: Crop | None) -> tuple[str, Stored] | None:
         """The variant (its key, uncounted: see :meth:`count_hit`) from what the cache holds
@@ -133,25 +130,17 @@ class Assets:
         return f"poster:{file.id}:{file.uploaded}:{file.filesize}"
 
     async def _cached(self, key: str) -> Stored | None:
-        """The image stored under ``key``: the local cache's, else the shared tier's (asked
-        before the service, checked and kept like a local entry); None when neither has it."""
+        """The image stored under ``key``, as the cache has it or its shared tier brings it
+        (never --offline); None when neither has it."""
         stored = self.cache.get_variant(key)
         if stored is not None:
             self.count_hit(key)
             return stored
-        if self.remote is not None:
-            await self.remote.prefetch([key])
+        if not self.offline and await self.cache.prefetch([key]):
             stored = self.cache.get_variant(key)
             if stored is not None:
                 self.remote_hits += 1
         return stored
-
-    def poster_in_cache(self, file: File) -> tuple[str, Stored] | None:
-        """A video's preview image (its key, uncounted) from what the cache holds now (the
-        warm path's look-up)."""
-        key = self._poster_key(file)
-        stored = self.cache.get_variant(key)
-        return None if stored is None else (key, stored)
 
     async def cached_poster(self, file: File) -> Stored | None:
         """A video's preview image from the local cache or the shared tier, if either has it."""

@@ -29,7 +29,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
@@ -49,6 +49,7 @@ from .store import (
     LocalStore,
     blob_name,
     is_sha256,
+    namespace_for,
     open_checked,
     publish_blob,
     record_name,
@@ -58,6 +59,7 @@ from .store import (
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from .head_start import HeadStart
     from .remote_tier import RemoteTier
 
 # Damage found in the shared tier is named with this prefix (``remote records/ab/...``).
@@ -85,35 +87,39 @@ class VerifyReport:
 
 
 def cache_for(
-    config: Config, *, read_only: bool = False, remote: RemoteTier | None = None
+    config: Config,
+    *,
+    read_only: bool = False,
+    shared: bool = False,
+    shared_write: bool = False,
+    jobs: int | None = None,
 ) -> MediaCache:
     """The cache of the configured service; read-only when asked here or by the config
-    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY); with ``remote``, the shared
-    tier behind it (``remote_tier.shared_tier``), written only when that tier may write."""
+    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY). With ``shared`` (a build) and
+    ``[cache] remote``, the shared tier behind it, written only when ``shared_write``
+    (--cache-write, ``[cache] remote_write``) and the cache is not read-only: an untrusted
+    build writes nowhere."""
     service = config.service
     read_only = read_only or config.cache.read_only
-    cache = MediaCache(
+    namespace = namespace_for(service.base_url, service.sandbox)
+    write = (shared_write or config.cache.remote_write) and not read_only
+    tier = None
+    if shared and config.cache.remote:  # its module (and obstore) only for a site that has one
+        from .remote_tier import open_tier
+
+        tier = open_tier(config, namespace, write=write, jobs=jobs or config.build.jobs)
+    return MediaCache(
         config.cache_dir,
-        namespace_for(service.base_url, service.sandbox),
+        namespace,
         ttl=config.cache.metadata_ttl,
         read_only=read_only,
-        remote=remote,
-        remote_write=remote is not None and remote.store.write_enabled and not read_only,
+        remote=tier,
+        remote_write=write and tier is not None,
     )
-    if remote is not None:  # a blob already here is not asked of the shared tier
-        remote.have_blob = cache.has_blob
-        remote.blob_bytes = cache.blob_bytes  # what a trusted build's images' pack holds
-    return cache
 
 
 def _snapshot_name(site: str) -> str:
     return f"{SNAPSHOTS}/{hashlib.sha256(site.encode()).hexdigest()[:16]}.json"
-
-
-def namespace_for(base_url: str, sandbox: bool) -> str:
-    if sandbox:
-        return "sandbox"
-    return hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:16]
 
 
 class MediaCache:
@@ -140,6 +146,7 @@ class MediaCache:
         self._remote = remote
         self._remote_write = remote_write and not read_only
         self._tier = remote  # kept when the tier is dropped: its damage is still reported
+        self._head_start: HeadStart | None = None
         self._notes: list[str] = []
         # Read-only: what this build fetched lives here and in a scratch folder, never in
         # the cache; both go when the cache is closed.
@@ -154,6 +161,9 @@ class MediaCache:
         self._asked: set[str] = set()  # keys this build looked up
 
     def close(self) -> None:
+        if self._head_start is not None:
+            self._head_start.stop()
+            self._head_start = None
         if self._scratch is not None:
             self._scratch.clear()
             self._scratch = None
@@ -163,7 +173,7 @@ class MediaCache:
 
     def warnings(self) -> list[str]:
         """Warning lines about the cache since it was opened: damage, a shared tier lost."""
-        lines = list(self._notes)
+        lines = [*self._notes, *getattr(self._tier, "notes", ())]
         tier = {f"{REMOTE}{name}" for name in getattr(self._tier, "damaged", ())}
         remote = len({name for name in self.damaged if name.startswith(REMOTE)} | tier)
         if remote:
@@ -191,6 +201,54 @@ class MediaCache:
             f"warning: the cache {self.dir} held {count} damaged or unreadable "
             f"entr{'y' if count == 1 else 'ies'}, ignored and fetched again ({fix})"
         )
+
+    # -- the shared tier -----------------------------------------------------------------
+
+    def _shared(self) -> RemoteTier | None:
+        """The shared tier (a ``remote_tier.RemoteTier``), if the remote backend is one."""
+        return self._tier if hasattr(self._tier, "prefetch") else None  # type: ignore[return-value]
+
+    async def prefetch(self, keys: Iterable[str]) -> bool:
+        """Ask the shared tier, all at once, for the records of ``keys`` and their images,
+        so that the look-ups after it find them (checked as they are read); False, asking
+        nothing, when there is no shared tier."""
+        tier = self._shared()
+        if tier is None or self._remote is None:
+            return False
+        await tier.prefetch(keys, self)
+        return True
+
+    async def flush_shared(self, *, finished: bool) -> None:
+        """Write what this build fetched to the shared tier (a trusted build's), then close
+        it; when the build ``finished``, the records it used and their packs too."""
+        tier = self._shared()
+        if tier is not None:
+            try:
+                await tier.flush(self.used_records() if finished else None, self)
+            finally:
+                await tier.aclose()
+
+    def start_head_start(self, site: str) -> None:
+        """A fresh runner's head start on the shared tier's images (``head_start.py``),
+        joined by :meth:`join_head_start`; none for a read-only cache or a warm runner."""
+        tier = self._shared()
+        if tier is None or self.read_only or self._head_start or self.has_snapshot(site):
+            return
+        from .head_start import start_head_start
+
+        self._head_start = start_head_start(tier, self)
+
+    def join_head_start(self) -> None:
+        """Wait for the head start (at most the shared tier's timeout), then answer from
+        the pack it read."""
+        head_start, self._head_start = self._head_start, None
+        tier = self._shared()
+        if head_start is None or tier is None:
+            return
+        pack = head_start.wait(tier.store.timeout)
+        if pack is not None:
+            tier.give_pack(pack)
+            tier.damaged.update(head_start.damaged)
 
     # -- the site snapshot -----------------------------------------------------------------
 

@@ -4,23 +4,22 @@ The service has no single-file endpoint, so metadata comes from folder listings.
 catalog lists only as much as it needs: first the folders where the cache says an id
 lived, then the other visible folders in parallel, stopping as soon as every id is found.
 Every listing is remembered whole, so one listing answers for all files of its folder.
-Before any listing, a shared cache tier (``remote_tier``), if there is one, is asked for
-the records the local cache lacks, all at once: a fresh CI runner lists nothing.
+Before any listing, the cache is asked to prefetch what it lacks (from its shared tier, if
+it has one), all at once: a fresh CI runner lists nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..errors import NotFoundError, RateLimitedError, ServerError, ServiceUnreachableError
 from ..records import File, Format
 from .cache import MediaCache
 
 if TYPE_CHECKING:
-    import asyncio
-
     from ..client.async_client import AsyncClient
 
 log = logging.getLogger("mediashortcodes")
@@ -28,13 +27,6 @@ log = logging.getLogger("mediashortcodes")
 Connect = Callable[[], Awaitable["AsyncClient"]]
 # Failures after which an older cached copy is better than no build at all.
 OUTAGES = (ServiceUnreachableError, ServerError, RateLimitedError)
-
-
-class Prefetch(Protocol):
-    """The shared cache tier as the catalog and assets use it (``remote_tier.RemoteTier``):
-    asked, concurrently, for records the local cache lacks, before the service is."""
-
-    async def prefetch(self, keys: Iterable[str]) -> None: ...
 
 
 class Catalog:
@@ -47,11 +39,9 @@ class Catalog:
         refresh: bool = False,
         offline: bool = False,
         warn: Callable[[str], None] = log.warning,
-        remote: Prefetch | None = None,
     ) -> None:
         self.cache = cache
         self.connect = connect
-        self.remote = None if offline else remote
         self.jobs = max(1, jobs)
         self.refresh = refresh
         self.offline = offline
@@ -67,8 +57,7 @@ class Catalog:
         fallback: dict[int, File] = {}
         need = self._from_cache(sorted(set(ids)), found, fallback)
         absent = need - fallback.keys()
-        if absent and self.remote is not None:
-            await self.remote.prefetch(f"file:{i}" for i in absent)
+        if absent and await self._prefetch(f"file:{i}" for i in absent):
             need = (need - absent) | self._from_cache(absent, found, fallback)
         if not need or self.offline:
             return found
@@ -89,16 +78,10 @@ class Catalog:
             found.update(fallback)
         return found
 
-    def cached_files(self, ids: Iterable[int]) -> dict[int, File] | None:
-        """Metadata for every id from the cache alone, or None when any must be asked for
-        (see ``Resolver.resolve_cached``)."""
-        found: dict[int, File] = {}
-        return None if self._from_cache(sorted(set(ids)), found, {}) else found
-
-    def cached_formats(self) -> list[Format] | None:
-        """The format list from the cache alone, or None when it must be asked for."""
-        cached = self.cache.get_formats()
-        return cached.value if cached is not None and self._usable(cached.stale) else None
+    async def _prefetch(self, keys: Iterable[str]) -> bool:
+        """Let the cache bring ``keys`` from its shared tier (never --offline); False when
+        it asked nothing."""
+        return not self.offline and await self.cache.prefetch(keys)
 
     def _from_cache(
         self, ids: Iterable[int], found: dict[int, File], fallback: dict[int, File]
@@ -154,8 +137,6 @@ class Catalog:
         found: dict[int, File],
     ) -> None:
         """List folders, at most `jobs` at a time, until every needed id is found."""
-        import asyncio  # only where the service is asked (see resolver.py)
-
         queue = list(folder_ids)
         running: set[asyncio.Task[None]] = set()
         try:
@@ -176,8 +157,7 @@ class Catalog:
 
     async def _folder_ids(self, client: AsyncClient) -> list[int]:
         cached = self.cache.get_folders()
-        if cached is None and self.remote is not None:
-            await self.remote.prefetch(["folders"])
+        if cached is None and await self._prefetch(["folders"]):
             cached = self.cache.get_folders()
         if cached is not None and not cached.stale and not self.refresh:
             return [f.id for f in cached.value]
@@ -187,8 +167,7 @@ class Catalog:
 
     async def formats(self) -> list[Format]:
         cached = self.cache.get_formats()
-        if cached is None and self.remote is not None:
-            await self.remote.prefetch(["formats"])
+        if cached is None and await self._prefetch(["formats"]):
             cached = self.cache.get_formats()
         if cached is not None and self._usable(cached.stale):
             return cached.value

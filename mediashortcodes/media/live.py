@@ -1,8 +1,9 @@
 """Resolve shortcodes while a page renders: live Django/Wagtail requests and previews.
 
-A build knows every shortcode before it fetches anything (``site.py``); a live request
-does not, so each shortcode is resolved when the template reaches it, through the same
-``Resolver`` and disk cache as a build: a warm cache answers with no network call at all.
+A build knows every shortcode before it fetches anything (``resolve_step.resolve_site``);
+a live request does not, so each shortcode is resolved when the template reaches it,
+through the same ``Resolver`` and disk cache as a build: a warm cache answers with no
+network call at all.
 
 Resolution runs on one event loop in a thread this renderer owns. Callers stay
 synchronous, a caller inside a running loop (an async view) is not disturbed, and the
@@ -38,6 +39,7 @@ from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
 from .render import Renderer, problem_note
+from .resolve_step import lazy_client
 from .resolver import (
     Failure,
     ImageOutcome,
@@ -45,7 +47,6 @@ from .resolver import (
     Resolution,
     Resolver,
     VideoOutcome,
-    lazy_client,
 )
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ log = logging.getLogger("mediashortcodes")
 
 T = TypeVar("T")
 Connect = Callable[[], Awaitable["AsyncClient"]]
-# Opens the service lazily for as long as the renderer lives (``resolver.lazy_client``).
+# Opens the service lazily for as long as the renderer lives (``resolve_step.lazy_client``).
 Connector = Callable[[], contextlib.AbstractAsyncContextManager[Connect]]
 
 ON_MISSING = ("placeholder", "fail")

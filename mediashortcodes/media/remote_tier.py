@@ -36,7 +36,7 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..config import Config
 from . import cache_records as schema
@@ -66,17 +66,40 @@ RANGE_MOST = 8 * 1024 * 1024
 RANGE_GAP = 64 * 1024
 
 
+class LocalBlobs(Protocol):
+    """The local cache, as the tier asks it about images (``cache.MediaCache``)."""
+
+    def has_blob(self, found: schema.Stored) -> bool:
+        """Whether the image is here, fit to publish: it is not asked for again."""
+        ...
+
+    def blob_bytes(self, found: schema.Stored) -> bytes | None:
+        """The image's bytes, checked in full: what an images' pack holds."""
+        ...
+
+    def keep_blob(self, found: schema.Stored, data: bytes) -> bool:
+        """Keep ``data`` as the image if it is exactly that image."""
+        ...
+
+
 class RemoteTier:
     """A :class:`store.Backend` over a :class:`RemoteStore` (names relative to one
     service's folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
 
-    def __init__(self, store: RemoteStore, namespace: str, *, max_blob_bytes: int) -> None:
+    def __init__(
+        self,
+        store: RemoteStore,
+        namespace: str,
+        *,
+        max_blob_bytes: int,
+        notes: list[str] | None = None,
+    ) -> None:
         self.store = store
+        self.notes = [] if notes is None else notes  # the store's warnings
         self._prefix = f"{namespace}/"
         self._max_blob_bytes = max_blob_bytes
         self._fetched: dict[str, bytes | None] = {}  # name -> what the remote answered
         self._reading: dict[str, asyncio.Future[bytes | None]] = {}  # reads in flight
-        self._damaged: set[str] = set()  # blobs whose bytes did not hash to their name
         self._records: dict[str, bytes] = {}  # records to write, once the blobs are there
         self._uploads: set[asyncio.Task[None]] = set()
         self._sent: set[str] = set()  # blobs this build sent (or is sending)
@@ -84,13 +107,9 @@ class RemoteTier:
         self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
         self._given_pack: bytes | None = None  # see give_pack
         self.pack_data: bytes | None = None  # the pack's bytes, once read (None: none)
-        self.damaged: list[str] = []  # names (under the namespace) that failed checks here
-        # Whether the local cache already holds a blob fit to publish (set by ``cache_for``):
-        # such a blob is not asked for again (a head start brought it: site/head_start.py).
-        self.have_blob: Callable[[schema.Stored], bool] = lambda found: False
-        # The bytes of a blob the local cache holds, if they are exactly that image (set by
-        # ``cache_for``): what a trusted build puts into the images' pack.
-        self.blob_bytes: Callable[[schema.Stored], bytes | None] = lambda found: None
+        # Names (under the namespace) that failed their checks: one warning; a trusted
+        # build writes such a blob over instead of keeping it.
+        self.damaged: set[str] = set()
         self._images: asyncio.Future[ImagesIndex | None] | None = None  # the index, once
 
     # -- the cache's Backend (synchronous, never a network call) ------------------------------
@@ -126,16 +145,16 @@ class RemoteTier:
 
     # -- the network side -------------------------------------------------------------------
 
-    async def prefetch(self, keys: Iterable[str]) -> None:
+    async def prefetch(self, keys: Iterable[str], local: LocalBlobs) -> None:
         """Fetch the records of ``keys`` (each once per build; from the pack when it holds
         them), and the blob of each record that names an image (a variant's, a poster's):
         from the images' pack when it has them, else one by one."""
         keys = set(keys)
         pack, index = await asyncio.gather(self._read_pack(), self._read_images())
         if index is not None:
-            wanted = self._lacking(pack.get(key) for key in keys)
+            wanted = self._lacking((pack.get(key) for key in keys), local)
             await self._bring_from_image_pack(index, wanted, self._hold)
-        await asyncio.gather(*(self._fetch_record(key, pack.get(key)) for key in keys))
+        await asyncio.gather(*(self._fetch_record(key, pack.get(key), local) for key in keys))
 
     def _hold(self, found: schema.Stored, data: bytes) -> bool:
         """Hold an image cut from the images' pack for the cache (which checks it again as
@@ -180,10 +199,10 @@ class RemoteTier:
         ):
             self._packed = pack["records"]
         elif data is not None:
-            self.damaged.append(PACK)
+            self.damaged.add(PACK)
         return self._packed or {}
 
-    async def _fetch_record(self, key: str, packed: Any) -> None:
+    async def _fetch_record(self, key: str, packed: Any, local: LocalBlobs) -> None:
         name = record_name(key)
         if packed is None:
             record = schema.loads(await self._read(name, RECORD_LIMIT))
@@ -191,28 +210,27 @@ class RemoteTier:
             self._fetched.setdefault(name, schema.dumps(packed))
             record = packed
         found = self._image_of(record)
-        if found is None or self.have_blob(found):
+        if found is None or local.has_blob(found):
             return
         blob = blob_name(found.sha256)
         data = await self._read(blob, found.size)
         if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
-            self._damaged.add(blob)  # the cache refuses it; a trusted build writes it over
+            self.damaged.add(blob)  # the cache refuses it; a trusted build writes it over
 
     async def fetch_pack_blobs(
-        self,
-        keep: Callable[[schema.Stored, bytes], bool],
-        read: Callable[[bytes], None] = lambda data: None,
+        self, local: LocalBlobs, read: Callable[[bytes], None] = lambda data: None
     ) -> int:
-        """Read the pack (its bytes given to ``read``) and bring every blob it names that the
-        local cache lacks (``have_blob``), each given to ``keep`` (which checks it in full and
-        keeps it, or not): from the images' pack in a few ranged reads, the others (and any
+        """Read the pack (its bytes given to ``read``) and bring every blob it names that
+        ``local`` lacks, each kept there only if it passes its checks in full: from the
+        images' pack in a few ranged reads, the others (and any
         the images' pack gave wrong) one by one; at most ``jobs`` reads at a time. The number
         kept. A failure of the remote ends nothing: what is not here when the build resolves
         is asked for as usual."""
         pack, index = await asyncio.gather(self._read_pack(), self._read_images())
         if self.pack_data is not None:
             read(self.pack_data)
-        wanted = self._lacking(pack.values())
+        wanted = self._lacking(pack.values(), local)
+        keep = local.keep_blob
         kept = await self._bring_from_image_pack(index, wanted, keep) if index else set()
 
         async def bring(found: schema.Stored) -> bool:
@@ -224,14 +242,14 @@ class RemoteTier:
         )
         return len(kept) + sum(alone)
 
-    def _lacking(self, records: Iterable[Any]) -> dict[str, schema.Stored]:
+    def _lacking(self, records: Iterable[Any], local: LocalBlobs) -> dict[str, schema.Stored]:
         """The images ``records`` name that neither the local cache nor this tier holds."""
         lacking: dict[str, schema.Stored] = {}
         for record in records:
             found = self._image_of(record)
             if found is None or found.sha256 in lacking:
                 continue
-            if blob_name(found.sha256) not in self._fetched and not self.have_blob(found):
+            if blob_name(found.sha256) not in self._fetched and not local.has_blob(found):
                 lacking[found.sha256] = found
         return lacking
 
@@ -272,7 +290,7 @@ class RemoteTier:
                 if keep(found, data[at - start : at - start + found.size]):
                     kept.append(found.sha256)
                 else:
-                    self.damaged.append(f"{name}#{found.sha256}")
+                    self.damaged.add(f"{name}#{found.sha256}")
             return kept
 
         done = await asyncio.gather(*(bring(pack, part) for pack, part in ranges))
@@ -291,7 +309,7 @@ class RemoteTier:
             return None
         index = images_index(schema.loads(data), self._max_blob_bytes)
         if index is None:
-            self.damaged.append(IMAGES)
+            self.damaged.add(IMAGES)
         return index
 
     def _image_of(self, record: Any) -> schema.Stored | None:
@@ -322,9 +340,9 @@ class RemoteTier:
         return data
 
     async def _upload_blob(self, name: str, data: bytes) -> None:
-        await self.store.write(self._prefix + name, data, create=name not in self._damaged)
+        await self.store.write(self._prefix + name, data, create=name not in self.damaged)
 
-    async def flush(self, used: dict[str, Any] | None = None) -> None:
+    async def flush(self, used: dict[str, Any] | None, local: LocalBlobs) -> None:
         """Wait for the blobs being written, then write the records (one PUT each). With
         ``used`` (key -> record: what a build that finished used), only the records among
         them, then the pack of them all, last (unless it is the very pack this build read)."""
@@ -342,9 +360,9 @@ class RemoteTier:
         if used != self._packed:
             pack = schema.dumps({"v": PACK_VERSION, "records": used})
             await self.store.write(self._prefix + PACK, pack, create=False)
-        await self._write_image_pack(used)
+        await self._write_image_pack(used, local)
 
-    async def _write_image_pack(self, used: dict[str, Any]) -> None:
+    async def _write_image_pack(self, used: dict[str, Any], local: LocalBlobs) -> None:
         """Write the images of ``used`` as images' packs, then their index: each pack the
         index lists already, and that is there (a one-byte read), is kept as it is. None when
         they weigh more than IMAGE_PACK_LIMIT, or one of them is not whole here."""
@@ -363,7 +381,7 @@ class RemoteTier:
 
         async def pack_of(digit: str) -> str | None:
             name = await self._still_there(known.get(_listing(listed[digit])))
-            return name or await self._write_one_pack(groups[digit])
+            return name or await self._write_one_pack(groups[digit], local)
 
         names = await asyncio.gather(*map(pack_of, groups))
         if None in names:
@@ -380,12 +398,12 @@ class RemoteTier:
         found = await self.store.read_range(f"{self._prefix}{IMAGE_PACKS}/{name}", 0, 1)
         return name if found is not None else None
 
-    async def _write_one_pack(self, images: list[schema.Stored]) -> str | None:
+    async def _write_one_pack(self, images: list[schema.Stored], local: LocalBlobs) -> str | None:
         """One images' pack of ``images``, written; its name, or None when one of them is not
         whole here or the remote did not take it."""
         data = bytearray()  # built in place: a large site's pack is held once, not twice
         for found in images:
-            blob = self.blob_bytes(found)
+            blob = local.blob_bytes(found)
             if blob is None:
                 return None
             data += blob
@@ -446,24 +464,16 @@ def _listing(images: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
     return tuple(tuple(entry) for entry in images)
 
 
-def shared_tier(
-    config: Config, *, write: bool, read_only: bool, jobs: int, warn: Callable[[str], None]
-) -> RemoteTier | None:
-    """The configured shared tier (``[cache] remote``), or None. It writes only when
-    ``write`` (--cache-write, ``remote_write``) and the cache is not ``read_only``: an
-    untrusted build writes nothing anywhere, whatever else says so."""
-    from .cache import namespace_for
-
-    cache = config.cache
-    if not cache.remote:
-        return None
-    namespace = namespace_for(config.service.base_url, config.service.sandbox)
+def open_tier(config: Config, namespace: str, *, write: bool, jobs: int) -> RemoteTier:
+    """The configured shared tier (``[cache] remote``), writing only when ``write``; its
+    store's warnings are kept in the tier's ``notes``."""
+    cache, notes = config.cache, []
     store = open_remote(
         cache.remote,
         endpoint=cache.remote_endpoint,
-        write=write and not (read_only or cache.read_only),
+        write=write,
         timeout=cache.remote_timeout,
         jobs=jobs,
-        warn=warn,
+        warn=notes.append,
     )
-    return RemoteTier(store, namespace, max_blob_bytes=config.images.max_bytes)
+    return RemoteTier(store, namespace, max_blob_bytes=config.images.max_bytes, notes=notes)

@@ -2,18 +2,16 @@
 
 All references of all pages are known before anything is fetched; each distinct file
 and image variant is fetched once (work in flight is shared by key), at most `jobs`
-requests at a time. The client is opened only when the cache cannot answer, so a warm
-build makes no request at all, not even for a token; and when the cache answers every
-reference, :meth:`Resolver.resolve_cached` does the whole work without an event loop:
-asyncio (and ssl with it) is imported only inside the asynchronous path, which a small
-site's warm build would otherwise spend a tenth of its time loading (tests/test_startup.py).
+requests at a time. One algorithm: answering from the cache alone is this algorithm
+finding everything in the cache, and the client is opened only for what it lacks, so a
+warm build sends no request at all, not even for a token.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -29,10 +27,7 @@ from .render import ResolvedImage, ResolvedVideo
 from .srcset import candidate_crop, narrower
 
 if TYPE_CHECKING:
-    import asyncio
-
     from ..client.async_client import AsyncClient
-    from .remote_tier import RemoteTier
 
 log = logging.getLogger("mediashortcodes")
 
@@ -206,8 +201,30 @@ class _Places:
         self.firsts = [codes[group[0]] for group in self.groups]
 
 
-Pending = tuple[list[int], File, int, Crop | None, tuple[int, ...]]  # group, variant, widths
-Planned = list[tuple[int, VariantKey]]  # each srcset candidate's width and variant
+@dataclass(frozen=True)
+class _Need:
+    """A variant a group of places needs (with the srcset widths asked for)."""
+
+    file: File
+    format_id: int
+    crop: Crop | None
+    widths: tuple[int, ...]
+    group: list[int] = field(default_factory=list)
+
+    @property
+    def key(self) -> VariantKey:
+        return (self.file.id, self.format_id, self.crop)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A srcset candidate: the width asked for and the variant that gives it."""
+
+    width: int
+    key: VariantKey
+
+
+Plans = dict[tuple[VariantKey, tuple[int, ...]], list[_Candidate]]
 
 
 @dataclass
@@ -216,8 +233,65 @@ class _Decided:
 
     result: Resolution
     results: list[Outcome | None]  # each place's outcome, None while its variant is pending
-    pending: list[Pending] = field(default_factory=list)
+    pending: list[_Need] = field(default_factory=list)
     settled: int = 0  # places with an outcome that is not a failure
+
+
+class _Variants:
+    """Each variant once per build, whichever shortcodes ask for it: from the cache at once,
+    else downloaded in a task (at most ``jobs`` at a time)."""
+
+    def __init__(self, assets: Assets, jobs: int) -> None:
+        self.assets = assets
+        self.tasks: dict[VariantKey, asyncio.Future[Stored]] = {}
+        self.cached: dict[VariantKey, Stored] = {}
+        self.semaphore = asyncio.Semaphore(jobs)
+
+    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> Stored:
+        async with self.semaphore:
+            return await self.assets.variant(file, format_id, crop)
+
+    def want(self, file: File, format_id: int, crop: Crop | None) -> VariantKey:
+        key = (file.id, format_id, crop)
+        if key not in self.tasks and key not in self.cached:
+            found = self.assets.cached(file, format_id, crop)
+            if found is not None:  # no task, no client
+                self.assets.count_hit(found[0])
+                self.cached[key] = found[1]
+            else:
+                self.tasks[key] = asyncio.ensure_future(self._fetch(file, format_id, crop))
+        return key
+
+    def stored(self, key: VariantKey) -> Stored | BaseException:
+        task = self.tasks.get(key)
+        if task is None:
+            return self.cached[key]
+        return task.exception() or task.result()
+
+    def plan(self, need: _Need, base: Stored) -> list[_Candidate]:
+        """The srcset candidates of ``need``, scaled from its base variant as it turned out."""
+        crop = need.crop
+        return [
+            _Candidate(
+                w, self.want(need.file, -1, candidate_crop(crop, base.width, base.height, w))
+            )
+            for w in narrower(need.widths, base.width)
+        ]
+
+    async def after_base(self, need: _Need) -> list[_Candidate]:
+        """The candidates of ``need``, planned as soon as its base variant is here."""
+        await asyncio.gather(self.tasks[need.key], return_exceptions=True)
+        base = self.stored(need.key)
+        if isinstance(base, BaseException):
+            return []
+        planned = self.plan(need, base)
+        await self.wait(c.key for c in planned)
+        return planned
+
+    async def wait(self, keys: Iterable[VariantKey] | None = None) -> None:
+        keys = self.tasks if keys is None else keys
+        tasks = [self.tasks[k] for k in keys if k in self.tasks]
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class Resolver:
@@ -232,7 +306,6 @@ class Resolver:
         offline: bool = False,
         verify_only: bool = False,
         progress: Callable[[int], None] | None = None,
-        remote: RemoteTier | None = None,
     ) -> None:
         self.config = config
         self.jobs = max(1, jobs)
@@ -246,78 +319,12 @@ class Resolver:
             refresh=refresh,
             offline=offline,
             warn=self.warn_messages.append,
-            remote=remote,
         )
-        self.assets = Assets(
-            cache, connect, max_bytes=config.images.max_bytes, offline=offline, remote=remote
-        )
-        self.remote = remote
-
-    def resolve_cached(self, shortcodes: Iterable[Shortcode]) -> Resolution | None:
-        """What :meth:`resolve` would answer, when the local cache holds every file, the
-        format list (if a shortcode names a format), every variant and srcset candidate and
-        every click-to-load poster, fresh: no event loop, no client. None at the first miss;
-        then :meth:`resolve` does the whole work (nothing was counted or reported here)."""
-        if self.remote is not None and self.remote.store.write_enabled:
-            return None  # a trusted build's writes to the shared tier are asynchronous
-        places = _Places(list(shortcodes))
-        files = self.catalog.cached_files(sc.file_id for sc in places.firsts)
-        formats = None
-        if files is None:
-            return None
-        if self._needs_formats(places):
-            formats = self.catalog.cached_formats()
-            if formats is None:
-                return None
-        decided = self._decide(places, files, formats)
-        stored: dict[VariantKey, Stored] = {}
-        found_keys: list[str] = []  # the cache's keys of what was found, counted at the end
-
-        def cached(file: File, format_id: int, crop: Crop | None) -> VariantKey | None:
-            key = (file.id, format_id, crop)
-            if key not in stored:
-                found = self.assets.cached(file, format_id, crop)
-                if found is None:
-                    return None
-                found_keys.append(found[0])
-                stored[key] = found[1]
-            return key
-
-        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
-        posters: dict[int, Published] = {}
-        if not self.verify_only:
-            for _group, file, format_id, crop, widths in decided.pending:
-                key = cached(file, format_id, crop)
-                if key is None:
-                    return None
-                if widths and (key, widths) not in candidates:
-                    base = stored[key]
-                    planned = []
-                    for width in narrower(widths, base.width):
-                        crop_w = candidate_crop(crop, base.width, base.height, width)
-                        found_key = cached(file, -1, crop_w)
-                        if found_key is None:
-                            return None
-                        planned.append((width, found_key))
-                    candidates[key, widths] = planned
-            for _group, video in self._clicks(places, decided.results):
-                if video.file.id not in posters:
-                    poster = self.assets.poster_in_cache(video.file)
-                    if poster is None:
-                        return None
-                    found_keys.append(poster[0])
-                    posters[video.file.id] = Published(
-                        poster_name(video.file, poster[1]), poster[1]
-                    )
-            self._with_posters(places, decided.results, posters)
-        for cache_key in found_keys:
-            self.assets.count_hit(cache_key)
-        self._settled(decided)
-        return self._finish(places, decided, candidates, stored.__getitem__)
+        self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
 
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
-        import asyncio  # here, not at the top: see the module's docstring
-
+        """Every place's outcome. What the cache holds answers at once; the client is opened
+        only for what it lacks, so a warm build sends no request."""
         places = _Places(list(shortcodes))
         # Side by side: cold, the format list costs no extra round trip; with the service
         # down, the two retry sequences before the cache's older copies are used overlap.
@@ -327,74 +334,25 @@ class Resolver:
         )
         decided = self._decide(places, files, formats)
         self._settled(decided)
-
-        variants: dict[VariantKey, asyncio.Future[Stored]] = {}
-        cached: dict[VariantKey, Stored] = {}  # the warm path: no future
-        semaphore = asyncio.Semaphore(self.jobs)
-
-        async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
-            async with semaphore:
-                return await self.assets.variant(file, format_id, crop)
-
-        def schedule(file: File, format_id: int, crop: Crop | None) -> VariantKey:
-            """Each variant once per build, whichever shortcodes ask for it."""
-            key = (file.id, format_id, crop)
-            if key not in variants and key not in cached:
-                found = self.assets.cached(file, format_id, crop)
-                if found is not None:  # warm path: no task, no client
-                    self.assets.count_hit(found[0])
-                    cached[key] = found[1]
-                else:
-                    variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
-            return key
-
-        def stored_of(key: VariantKey) -> Stored | BaseException:
-            fut = variants.get(key)
-            if fut is None:
-                return cached[key]
-            return fut.exception() or fut.result()
-
-        def plan(file: File, crop: Crop | None, widths: tuple[int, ...], base: Stored) -> Planned:
-            return [
-                (w, schedule(file, -1, candidate_crop(crop, base.width, base.height, w)))
-                for w in narrower(widths, base.width)
-            ]
-
-        async def after_base(
-            file: File, key: VariantKey, crop: Crop | None, widths: tuple[int, ...]
-        ) -> Planned:
-            # srcset candidates are scaled from what the base variant turned out to be (the
-            # original's size is known once it is here): each image's as soon as its own is.
-            await asyncio.gather(variants[key], return_exceptions=True)
-            base = stored_of(key)
-            if isinstance(base, BaseException):
-                return []
-            planned = plan(file, crop, widths, base)
-            await asyncio.gather(
-                *(variants[k] for _, k in planned if k in variants), return_exceptions=True
-            )
-            return planned
-
-        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
+        variants = _Variants(self.assets, self.jobs)
+        plans: Plans = {}
         if not self.verify_only:
-            for _group, file, format_id, crop, _widths in decided.pending:
-                schedule(file, format_id, crop)
-            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[Planned]] = {}
-            for _group, file, format_id, crop, widths in decided.pending:
-                key = (file.id, format_id, crop)
-                if not widths or (key, widths) in candidates or (key, widths) in chains:
+            for need in decided.pending:
+                variants.want(need.file, need.format_id, need.crop)
+            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]] = {}
+            for need in decided.pending:
+                at = (need.key, need.widths)
+                if not need.widths or at in plans or at in chains:
                     continue
-                if key in cached:  # warm path: planned at once, no task
-                    candidates[key, widths] = plan(file, crop, widths, cached[key])
+                if need.key in variants.cached:  # planned at once, no task
+                    plans[at] = variants.plan(need, variants.cached[need.key])
                 else:
-                    chains[key, widths] = asyncio.ensure_future(after_base(file, key, crop, widths))
-            await asyncio.gather(*variants.values(), *chains.values(), return_exceptions=True)
-            candidates.update((at, chain.result()) for at, chain in chains.items())
-            # Candidates planned on the warm path may still be downloading (a new width).
-            await asyncio.gather(*variants.values(), return_exceptions=True)
+                    chains[at] = asyncio.ensure_future(variants.after_base(need))
+            await asyncio.gather(variants.wait(), *chains.values(), return_exceptions=True)
+            plans.update((at, chain.result()) for at, chain in chains.items())
+            await variants.wait()  # candidates planned at once may still be downloading
             await self._posters(places, decided.results)
-
-        return self._finish(places, decided, candidates, stored_of)
+        return self._finish(places, decided, plans, variants.stored)
 
     def _settled(self, decided: _Decided) -> None:
         if decided.settled:
@@ -419,10 +377,9 @@ class Resolver:
             outcome = self._check(first, file, formats)
             if file is not None and not isinstance(outcome, Failure):
                 outcome = self._gdpr(group, codes, file, result) or outcome
-            if isinstance(outcome, tuple):
-                file, format_id, crop, widths = outcome
-                self._alt_text(group, codes, file, result)
-                decided.pending.append((group, file, format_id, crop, widths))
+            if isinstance(outcome, _Need):
+                self._alt_text(group, codes, outcome.file, result)
+                decided.pending.append(replace(outcome, group=group))
             else:
                 for i in group:
                     decided.results[i] = outcome
@@ -437,33 +394,28 @@ class Resolver:
         self,
         places: _Places,
         decided: _Decided,
-        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned],
+        plans: Plans,
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> Resolution:
         """Every place's outcome, given each pending variant's stored file or failure."""
         codes, results, result = places.codes, decided.results, decided.result
         images: dict[tuple[VariantKey, tuple[int, ...]], ImageOutcome | Failure] = {}
-        for group, file, format_id, crop, widths in decided.pending:
+        for need in decided.pending:
             outcome: Outcome
+            first = codes[need.group[0]]
             if self.verify_only:
-                outcome = Verified(file, widths)
+                outcome = Verified(need.file, need.widths)
             else:
-                key = (file.id, format_id, crop)
-                image = images.get((key, widths))
+                at = (need.key, need.widths)
+                image = images.get(at)
                 if image is None:
-                    image = images[key, widths] = self._image(
-                        codes[group[0]],
-                        file,
-                        (format_id, crop, key),
-                        candidates.get((key, widths)),
-                        stored_of,
-                    )
-                if isinstance(image, ImageOutcome) and widths:
-                    image = replace(image, sizes=self._sizes(codes[group[0]]))
+                    image = images[at] = self._image(first, need, plans.get(at), stored_of)
+                if isinstance(image, ImageOutcome) and need.widths:
+                    image = replace(image, sizes=self._sizes(first))
                 outcome = image
                 if not isinstance(outcome, Failure):
-                    self.progress(len(group))
-            for i in group:
+                    self.progress(len(need.group))
+            for i in need.group:
                 results[i] = outcome
         result.results = [Failure("not resolved") if o is None else o for o in results]
         result.downloads = self.assets.downloads
@@ -501,8 +453,6 @@ class Resolver:
         """Click-to-load videos get their preview image, fetched once per file; one the
         service cannot give is a warning (a neutral placeholder shows instead), an outage
         is the build's failure as for images."""
-        import asyncio
-
         files = {video.file.id: video.file for _, video in self._clicks(places, results)}
         semaphore = asyncio.Semaphore(self.jobs)
 
@@ -531,26 +481,26 @@ class Resolver:
     def _image(
         self,
         sc: Shortcode,
-        file: File,
-        variant: tuple[int, Crop | None, VariantKey],
-        candidates: list[tuple[int, VariantKey]] | None,
+        need: _Need,
+        candidates: list[_Candidate] | None,
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> ImageOutcome | Failure:
         """The published base variant and its srcset candidates, or why there is none."""
-        format_id, crop, key = variant
-        base = stored_of(key)
+        file = need.file
+        base = stored_of(need.key)
         if isinstance(base, BaseException):
             return self._failure(sc, file, base)
         published: dict[int, Published] = {}
-        for width, candidate_key in candidates or ():
-            stored = stored_of(candidate_key)
+        for candidate in candidates or ():
+            stored = stored_of(candidate.key)
             if isinstance(stored, BaseException):
-                return self._failure(sc, file, stored, f" (its {width}w srcset candidate)")
+                what = f" (its {candidate.width}w srcset candidate)"
+                return self._failure(sc, file, stored, what)
             # The descriptor is the width the file really has; never the base's or wider.
             if stored.width < base.width:
-                name = published_name(file, -1, candidate_key[2], stored)
+                name = published_name(file, -1, candidate.key[2], stored)
                 published.setdefault(stored.width, Published(name, stored))
-        name = published_name(file, format_id, crop, base)
+        name = published_name(file, need.format_id, need.crop, base)
         narrowest_first = tuple(published[w] for w in sorted(published))
         # srcset on (sizes set) whenever widths were asked for: the caller sets sizes.
         return ImageOutcome(file, base, name, narrowest_first)
@@ -591,7 +541,7 @@ class Resolver:
 
     def _check(
         self, sc: Shortcode, file: File | None, formats: list[Format] | None
-    ) -> Outcome | tuple[File, int, Crop | None, tuple[int, ...]]:
+    ) -> Outcome | _Need:
         if file is None:
             hint = (
                 "it is not in the cache; build once without --offline"
@@ -611,7 +561,7 @@ class Resolver:
             return Failure(f"file {file.id} ({file.name!r}) is a video; use media_video")
         widths = self._widths(sc)
         if sc.crop is not None:
-            return (file, -1, sc.crop, widths)
+            return _Need(file, -1, sc.crop, widths)
         spec = self._format_spec(sc)
         format_id = format_id_for(spec, formats)
         if isinstance(format_id, str) and self.catalog.offline and not formats:
@@ -625,7 +575,7 @@ class Resolver:
             return Failure(format_id)
         if format_id != 0 and widths:
             if sc.option("widths") is None:
-                return (file, format_id, None, ())  # the site's default: for what it can scale
+                return _Need(file, format_id, None, ())  # the site's default: for what it can scale
             where = "" if sc.format is not None else " ([images] default_format)"
             return Failure(
                 f"widths cannot be honoured on the predefined format {spec!r}{where}: the "
@@ -633,7 +583,7 @@ class Resolver:
                 "asked for; use FORMAT original, or a custom crop (w= h= x1= x2= y1= y2=), "
                 "with widths, or leave widths out"
             )
-        return (file, format_id, None, widths)
+        return _Need(file, format_id, None, widths)
 
     def _alt_text(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
@@ -666,48 +616,3 @@ class Resolver:
             return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
         result.warnings.extend((codes[i], message, GDPR) for i in group)
         return None
-
-
-class LazyConnection:
-    """``await connection()`` opens the service (and the sandbox, if configured) on first
-    use only; a build that the cache can answer never opens it."""
-
-    def __init__(self, config: Config) -> None:
-        self._config = config
-        self._stack = contextlib.ExitStack()
-        self._client: AsyncClient | None = None
-        self._lock: asyncio.Lock | None = None
-
-    async def __call__(self) -> AsyncClient:
-        import asyncio
-
-        from ..client.async_client import client_from_config
-        from ..client.service import open_service
-
-        if self._lock is None:  # made where it is used: no asyncio before the service is asked
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._client is None:
-                service_config, credentials = self._stack.enter_context(open_service(self._config))
-                self._client = client_from_config(service_config, credentials)
-            return self._client
-
-    @property
-    def requests(self) -> int:
-        """Requests sent so far, token requests included."""
-        return self._client.stats.total if self._client is not None else 0
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-        self._stack.close()
-
-
-@contextlib.asynccontextmanager
-async def lazy_client(config: Config) -> AsyncIterator[LazyConnection]:
-    """Yield a `LazyConnection`; close whatever it opened on the way out."""
-    connection = LazyConnection(config)
-    try:
-        yield connection
-    finally:
-        await connection.aclose()

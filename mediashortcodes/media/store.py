@@ -81,6 +81,13 @@ def record_name(key: str) -> str:
     return f"{RECORDS}/{digest[:2]}/{digest}.json"
 
 
+def namespace_for(base_url: str, sandbox: bool) -> str:
+    """The folder of one service's entries: a sandbox's, or a hash of the API's URL."""
+    if sandbox:
+        return "sandbox"
+    return hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:16]
+
+
 class Backend(Protocol):
     """A place holding the layout's names (``blobs/ab/<sha256>``, ``records/ab/<h>.json``,
     ``snapshots/<h>.json``). Nothing it returns is trusted: the caller validates."""

@@ -18,14 +18,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from ..client.runner import run_returning
 from ..client.service import embed_urls, require_sandbox_extra
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
@@ -35,12 +34,11 @@ from ..language import VIDEO, Shortcode
 from ..markdown import shortcodes_plugin
 from ..media.cache import MediaCache, Stored, cache_for
 from ..media.render import Renderer
+from ..media.resolve_step import resolve_site
 from ..media.resolver import (
     Failure,
     ImageOutcome,
-    LazyConnection,
     Resolution,
-    Resolver,
     Verified,
     VideoOutcome,
     published_files,
@@ -55,10 +53,6 @@ from .runtime import cyclic_gc_paused, rendered_pages_frozen
 from .static_files import check_resources, check_static, copy_files
 from .template_problems import OnPage, pages_named, shown_with_any_stop, template_problem
 from .workers import Workers, start_workers, workers_for
-
-if TYPE_CHECKING:
-    from ..media.remote_tier import RemoteTier
-    from .head_start import HeadStart
 
 
 @dataclass(frozen=True)
@@ -129,6 +123,17 @@ def _markdown(renderer: DeferredRenderer) -> MarkdownIt:
     )
 
 
+def open_cache(config: Config, options: BuildOptions) -> MediaCache:
+    """The cache a build of ``config`` with ``options`` uses, its shared tier included."""
+    return cache_for(
+        config,
+        read_only=options.cache_read_only,
+        shared=True,
+        shared_write=options.cache_write,
+        jobs=options.jobs or config.build.jobs,
+    )
+
+
 class SiteBuilder:
     def __init__(
         self,
@@ -136,32 +141,20 @@ class SiteBuilder:
         options: BuildOptions | None = None,
         *,
         progress: Callable[[int, int], Any] | None = None,
-        head_start: HeadStart | None = None,
+        cache: MediaCache | None = None,
     ) -> None:
-        """``head_start``: one the command took before it imported this (head_start.py)."""
+        """``cache``: the one the command opened (and started a head start on) before it
+        imported this; else :meth:`open_cache`'s."""
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
         self.templates_dir = config.path(config.site.templates)
-        self._remote_warnings: list[str] = []
-        self.remote: RemoteTier | None = None
-        if config.cache.remote:  # its module (and asyncio) only for a site that has one
-            from ..media.remote_tier import shared_tier
-
-            self.remote = shared_tier(
-                config,
-                write=self.options.cache_write or config.cache.remote_write,
-                read_only=self.options.cache_read_only,
-                jobs=self.options.jobs or config.build.jobs,
-                warn=self._remote_warnings.append,
-            )
-        self.cache = cache_for(config, read_only=self.options.cache_read_only, remote=self.remote)
+        self.cache = cache or open_cache(config, self.options)
         self.deferred = DeferredRenderer()
         self.warnings: list[Problem] = []
         # (name, bytes) of the click-to-load script, once a page has such a video
         self._click_script: tuple[str, bytes] | None = None
         self._resources: list[str] = []  # files of content/ published beside the pages
-        self._head_start: HeadStart | None = head_start
         # What this build counted so far: when a problem stops it, what is known (pages,
         # images, requests ...) is still there for the summary of --format json.
         self.result: BuildResult | None = None
@@ -286,36 +279,18 @@ class SiteBuilder:
         # `check` uses no variant, and an update some pages' only: either would shrink it.
         if snapshot and not self.options.check_only:
             self.cache.open_snapshot(str(self.config.root), read=not self.options.refresh)
-        connection = LazyConnection(self.config)
-        resolver = Resolver(
+        resolution, requests, warnings = resolve_site(
             self.config,
             self.cache,
-            connection,
+            self.deferred.shortcodes,
             jobs=jobs,
             refresh=self.options.refresh,
             offline=self.options.offline,
             verify_only=self.options.check_only,
             progress=tick,
-            remote=self.remote,
         )
-        resolution = resolver.resolve_cached(self.deferred.shortcodes)
-        if resolution is None:
-            resolution = run_returning(self._resolve_asking(resolver, connection))
-        self.warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
-        return resolution, connection.requests
-
-    async def _resolve_asking(self, resolver: Resolver, connection: LazyConnection) -> Resolution:
-        used = None
-        try:
-            resolution = await resolver.resolve(self.deferred.shortcodes)
-            used = self.cache.used_records()
-            return resolution
-        finally:
-            if self.remote is not None:  # what it fetched goes up, even if the build fails
-                await self.remote.flush(used)  # a finished one: what it used, as a pack
-                await self.remote.aclose()
-                self.warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
-            await connection.aclose()
+        self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
+        return resolution, requests
 
     # -- the whole build ------------------------------------------------------------------
 
@@ -329,9 +304,6 @@ class SiteBuilder:
                 self.result.seconds = time.perf_counter() - started
             raise
         finally:
-            if self._head_start is not None:
-                self._head_start.stop()
-                self._head_start = None
             if self._workers is not None:
                 self._workers.close()
                 self._workers = None
@@ -345,8 +317,7 @@ class SiteBuilder:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         if not (self.options.offline or self.options.syntax_only):
             require_sandbox_extra(self.config)  # one error, not one per image
-        if self._head_start is None:  # the shared tier's images come while the pages render
-            self._head_start = self._start_head_start()
+        self._start_head_start()  # the shared tier's images come while the pages render
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
@@ -364,11 +335,6 @@ class SiteBuilder:
             result.warnings = self.warnings
             result.seconds = time.perf_counter() - started
             return result
-        if self._head_start is not None:
-            pack = self._head_start.wait(self.config.cache.remote_timeout)
-            if pack is not None and self.remote is not None:
-                self.remote.give_pack(pack)
-                self.remote.damaged += self._head_start.damaged
         resolution, html_by_index, element_ids = self._resolved(result, page_errors=page_errors)
         result.manifest = self._manifest(rendered, resolution)
         if self.options.check_only:
@@ -398,20 +364,11 @@ class SiteBuilder:
             unreadable += unread
         return found
 
-    def _start_head_start(self) -> HeadStart | None:
-        """A fresh runner's head start on the shared tier's images (site/head_start.py)."""
+    def _start_head_start(self) -> None:
+        """A fresh runner's head start on the shared tier's images (media/head_start.py)."""
         options = self.options
-        if options.syntax_only or options.check_only:
-            return None
-        from .head_start import head_start_for
-
-        return head_start_for(
-            self.config,
-            jobs=options.jobs,
-            offline=options.offline,
-            refresh=options.refresh,
-            cache=self.cache,
-        )
+        if not (options.syntax_only or options.check_only or options.offline or options.refresh):
+            self.cache.start_head_start(str(self.config.root))
 
     def update_pages(
         self, listing: list[pages_mod.PageSource], pages: list[pages_mod.PageSource]

@@ -2,40 +2,38 @@
 
 A runner whose cache holds no snapshot of the site (a new CI machine) will need nearly
 every image the last trusted build used, and the shared tier's pack names them all. So
-before rendering, the builder forks one process that reads the pack and brings those blobs
+before rendering, the cache forks one process that reads the pack and brings those blobs
 into the local cache (each checked in full: size, SHA-256, signature; at most ``jobs`` at
 a time) while this process renders the pages. The resolution then finds them here, takes
 the records from the pack the head start read (left in a private temporary folder, and
-checked as if it came from the remote) and asks the shared tier only for whatever is still
-missing: often nothing, so the build itself never sets up a client for it. The waiting on
-the network overlaps the rendering instead of following it.
+checked as if it came from the remote) and asks the shared tier only for what is still
+missing: the waiting on the network overlaps the rendering instead of following it.
 
 It writes nothing the build would not write itself (the same checked blobs, into the same
 cache, each a new file renamed into place), never asks the service, and says nothing: a
-failure of the remote shows when the build asks it as usual (one warning). No head start
-for a warm runner (the snapshot is there: no request at all), a read-only cache, or where
-a process cannot be forked (see workers.py).
+failure of the remote shows when the build asks it as usual (one warning). The cache
+decides when to take one (``MediaCache.start_head_start``): never where a process cannot
+be forked.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import os
 import shutil
 import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .workers import can_fork
+from .remote_tier import LocalBlobs, RemoteTier
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
-
-    from ..config import Config
-    from ..media.cache import MediaCache
-
 
 _PACK = "pack.json"
 _DAMAGED = "damaged.json"  # what failed its checks there, for the build to warn about
@@ -79,35 +77,11 @@ class HeadStart:
         self.process.join()
 
 
-def head_start_for(
-    config: Config,
-    *,
-    jobs: int | None = None,
-    read_only: bool = False,
-    offline: bool = False,
-    refresh: bool = False,
-    cache: MediaCache | None = None,
-) -> HeadStart | None:
-    """The head start of a build of ``config`` with these options (and ``cache``, else the
-    configured one); None when it takes none. The command takes it as early as it can,
-    before it imports the builder (0.1 s sooner), which takes it over
-    (``SiteBuilder(head_start=)``); a builder given none asks here itself."""
-    if not config.cache.remote or offline or refresh:
-        return None
-    if cache is None:
-        from ..media.cache import cache_for
-
-        cache = cache_for(config, read_only=read_only)
-    return start_head_start(config, cache, jobs=jobs or config.build.jobs, site=str(config.root))
-
-
-def start_head_start(
-    config: Config, cache: MediaCache, *, jobs: int, site: str
-) -> HeadStart | None:
-    """Fork the head start for a fresh runner of ``site``; None when there is none to take."""
-    if not config.cache.remote or cache.read_only or cache.has_snapshot(site):
-        return None
-    if not can_fork():
+def start_head_start(tier: RemoteTier, local: LocalBlobs) -> HeadStart | None:
+    """Fork the process bringing the pack's images from ``tier`` into ``local``; None
+    where a process cannot be forked."""
+    # As site/workers.py: fork only on Linux-like systems, and only with no other thread.
+    if not hasattr(os, "fork") or sys.platform == "darwin" or threading.active_count() > 1:
         return None
     import multiprocessing
 
@@ -116,14 +90,15 @@ def start_head_start(
             stream.flush()
     folder = Path(tempfile.mkdtemp(prefix="mediashortcodes-head-start-"))
     context = multiprocessing.get_context("fork")
-    process = context.Process(target=_bring, args=(config, cache, jobs, folder), daemon=True)
+    process = context.Process(target=_bring, args=(tier, local, folder), daemon=True)
     process.start()
     return HeadStart(process, folder)
 
 
-def _bring(config: Config, cache: MediaCache, jobs: int, folder: Path) -> None:
+def _bring(tier: RemoteTier, local: LocalBlobs, folder: Path) -> None:
     """The child: read the pack (left in ``folder`` for the build), keep the blobs it names
-    that are not here, then end."""
+    that are not here, then end. Its tier is a copy: what it reads and its warnings stay
+    in this process."""
 
     def leave(data: bytes) -> None:
         part = folder / f"{_PACK}.part"
@@ -134,28 +109,14 @@ def _bring(config: Config, cache: MediaCache, jobs: int, folder: Path) -> None:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stopped)
-    try:
-        import asyncio
 
-        from ..media.remote_tier import shared_tier
+    async def bring() -> None:
+        try:
+            await tier.fetch_pack_blobs(local, leave)
+        finally:
+            await tier.aclose()
+        if tier.damaged:
+            (folder / _DAMAGED).write_text(json.dumps(sorted(tier.damaged)))
 
-        tier = shared_tier(config, write=False, read_only=False, jobs=jobs, warn=_quiet)
-        if tier is None:
-            return
-        tier.have_blob = cache.has_blob
-
-        async def bring() -> None:
-            try:
-                await tier.fetch_pack_blobs(cache.keep_blob, leave)
-            finally:
-                await tier.aclose()
-            if tier.damaged:
-                (folder / _DAMAGED).write_text(json.dumps(tier.damaged))
-
+    with contextlib.suppress(BaseException):  # the build asks for whatever is missing itself
         asyncio.run(bring())
-    except BaseException:  # the build asks for whatever is missing itself
-        return
-
-
-def _quiet(_message: str) -> None:
-    """The child's warnings are the build's to give (it meets the same remote)."""
