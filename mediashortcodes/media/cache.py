@@ -1,36 +1,26 @@
 """The disk cache: metadata with a time-to-live, image variants, content-addressed blobs.
 
-The cache holds data only (``store.py`` has its layout): image bytes as files named by their
-SHA-256, so they can be hard-linked into a site, and small versioned JSON records keyed by
-what was asked. Each service gets its own folder (a hash of its URL), so a sandbox and a
-real service never mix. Nothing in it is ever unpickled or evaluated.
+Data only (``store.py`` has the layout): image bytes named by their SHA-256, so they can be
+hard-linked into a site, and small versioned JSON records keyed by every input that changes
+the output (a variant by file id, format, crop and the file's ``uploaded`` time and size).
+Each service gets its own folder. A site build also keeps a *snapshot*: the records it used,
+in one file, read by the next build instead of one record each (a shortcut only).
 
-Keys are built from every input that changes the output (STYLE.md): a variant is keyed by
-file id, format, crop and the file's ``uploaded`` time and size, so a file replaced
-upstream is fetched again as soon as its metadata is refreshed.
-
-A site build also keeps a *snapshot*: one JSON file holding every record the build used,
-so the next build of the same site reads one file instead of one record per file and
-variant. It is only a shortcut: a stale metadata entry in it, or a variant whose blob is
-gone, falls through to the records themselves, exactly as without it.
-
-The cache is not trusted (a CI cache is restored from what other jobs wrote): anything in
-it that fails its checks is a miss, fetched again, and counted for one warning line naming
-the cache. A blob is published only when it is a regular file of the recorded size that
-starts with its image type's signature; its full hash is checked when it is stored and by
-``cache verify``. Whoever can write the cache can still swap one valid image for another:
-a read-only cache (``read_only``) is the defence for untrusted builds: it reads the cache
-and writes nothing into it, keeping what it fetched in a temporary folder of its own.
+The cache is not trusted (a CI cache is restored from what other jobs wrote): anything that
+fails its checks is a miss, fetched again, and counted for one warning. A blob is published
+only when it is a regular file of the recorded size with its image type's signature (its
+full hash is checked when stored and by ``cache verify``). A read-only cache (untrusted
+builds) writes nothing into it, keeping what it fetched in a temporary folder. A shared tier
+(``remote_tier``) is one more backend behind it, read and written through the cache only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
@@ -39,6 +29,7 @@ from ..config import Config
 from ..records import File, Folder, Format
 from . import cache_records as schema
 from .cache_records import Stored
+from .cache_verify import VerifyReport, verify
 from .store import (
     BLOBS,
     MAX_RECORD_BYTES,
@@ -48,7 +39,6 @@ from .store import (
     BlobCheck,
     LocalStore,
     blob_name,
-    is_sha256,
     namespace_for,
     open_checked,
     publish_blob,
@@ -74,16 +64,6 @@ class Cached:
 
     value: Any
     stale: bool
-
-
-@dataclass
-class VerifyReport:
-    """What ``cache verify`` found: entries kept, and each removed one with why."""
-
-    records: int = 0
-    blobs: int = 0
-    snapshots: int = 0
-    removed: list[tuple[str, str]] = field(default_factory=list)
 
 
 def cache_for(
@@ -432,9 +412,7 @@ class MediaCache:
         if data is None:
             return None
         record = schema.loads(data)
-        opened = schema.opened(record, key)
-        decode = _DECODERS.get(key.partition(":")[0])
-        if opened is None or decode is None or decode(opened[1]) is None:
+        if schema.decoded(record, key) is None:
             self._damage(f"{REMOTE}{name}")
             return None
         if self.read_only or self._snapshot_name is not None:
@@ -508,7 +486,7 @@ class MediaCache:
             return None
 
     def _check(self, stored: Stored) -> BlobCheck | None:
-        fits = _HEAD_CHECKS[stored.ext]
+        fits = schema.HEAD_CHECKS[stored.ext]
         check = None
         if self._scratch is not None:
             check = self._scratch.check_blob(stored.sha256, stored.size, fits)
@@ -533,7 +511,7 @@ class MediaCache:
             if (store.blob_digest(sha) or ("",))[0] != sha:
                 store.delete(blob_name(sha))
                 store.put(blob_name(sha), data, mode=0o444)  # read-only: published as links
-            check = store.check_blob(sha, len(data), _HEAD_CHECKS[ext])
+            check = store.check_blob(sha, len(data), schema.HEAD_CHECKS[ext])
             if check is not None:
                 break
         else:
@@ -598,85 +576,5 @@ class MediaCache:
         self._store.clear()
 
     def verify(self, *, remove: bool = True) -> VerifyReport:
-        """Check every entry: a blob's bytes against its name (in full) and an image type's
-        signature; a record against this version's fields and its name, and a variant's
-        against its blob; a snapshot against its format. Anything else (a link, an odd file,
-        a temporary file, an older cache's files) fails too. With ``remove``, what fails is
-        deleted (and nothing else)."""
-        report = VerifyReport()
-        store = self._store
-        variants: list[tuple[str, Stored]] = []
-        for name in list(store.names()):
-            why = self._verdict(name, report, variants)
-            if why:
-                report.removed.append((name, why))
-        failed = {name for name, _why in report.removed}
-        for name, found in variants:  # a variant whose image failed or is gone is no answer
-            blob = blob_name(found.sha256)
-            fits = _HEAD_CHECKS[found.ext]
-            if blob in failed or store.check_blob(found.sha256, found.size, fits) is None:
-                report.removed.append((name, f"its image {found.sha256[:12]} is gone or damaged"))
-                report.records -= 1
-        if remove:
-            for name, _why in report.removed:
-                store.delete(name)
-            store.remove_empty_dirs()
-        return report
-
-    def _verdict(self, name: str, report: VerifyReport, variants: list[tuple[str, Stored]]) -> str:
-        """Why ``name`` fails, or "" when it is sound (and counted in ``report``)."""
-        store = self._store
-        kind = store.kind(name)
-        if kind != "file":
-            return f"a {kind or 'vanished entry'}, not a plain file"
-        folder, _, base = name.rpartition("/")
-        if folder == f"{BLOBS}/{base[:2]}" and is_sha256(base):
-            digest, head = store.blob_digest(base) or ("", b"")
-            if digest != base:
-                return "its bytes do not match its name (SHA-256)"
-            if not any(check(head) for check in _HEAD_CHECKS.values()):
-                return "not a JPEG, PNG, GIF or WebP image"
-            report.blobs += 1
-            return ""
-        if folder.startswith(f"{RECORDS}/") and name.endswith(".json"):
-            record = schema.loads(store.get(name))
-            key = record.get("key") if type(record) is dict else None
-            if type(key) is not str or record_name(key) != name:
-                return "not a record of this version, or under another record's name"
-            opened = schema.opened(record, key)
-            decode = _DECODERS.get(key.partition(":")[0])
-            value = None if opened is None or decode is None else decode(opened[1])
-            if value is None:
-                return "its fields do not fit this version's record"
-            if isinstance(value, Stored):
-                variants.append((name, value))
-            report.records += 1
-            return ""
-        if folder == SNAPSHOTS and name.endswith(".json"):
-            snapshot = schema.loads(store.get(name))
-            if type(snapshot) is not dict or snapshot.get("v") != schema.SNAPSHOT_VERSION:
-                return "not a snapshot of this version"
-            report.snapshots += 1
-            return ""
-        if _OLDER_FORMAT.fullmatch(name):
-            return "a file of the older cache format (diskcache and pickles), never read"
-        return "not part of the cache's layout (a temporary file, or an older cache's)"
-
-
-# What the cache held before it was data only: diskcache's database and value files, pickled
-# snapshots, blobs named with their extension. Never read; ``cache verify`` names them.
-_OLDER_FORMAT = re.compile(
-    rf"{RECORDS}/cache\.db(?:-wal|-shm|-journal)?|{RECORDS}/[0-9a-f]{{2}}/[0-9a-f]{{2}}/\w+\.val"
-    rf"|{SNAPSHOTS}/[^/]+\.pickle|{BLOBS}/[0-9a-f]{{2}}/[0-9a-f]{{64}}\.(?:jpg|png|gif|webp)"
-)
-
-
-_HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
-    ext: (lambda head, ext=ext: schema.head_fits(ext, head)) for ext in schema.EXTENSIONS
-}
-_DECODERS: dict[str, Callable[[Any], Any]] = {
-    "file": schema.located_file,
-    "folders": schema.folders_value,
-    "formats": schema.formats_value,
-    **{kind: schema.stored for kind in schema.STORED_KINDS},
-}
+        """Check every entry (``cache_verify.verify``); with ``remove``, delete what fails."""
+        return verify(self._store, remove=remove)

@@ -237,3 +237,22 @@ def head_fits(ext: str, head: bytes) -> bool:
     if ext == "webp":
         return head[:4] == b"RIFF" and head[8:12] == b"WEBP"
     return False
+
+
+HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
+    ext: (lambda head, ext=ext: head_fits(ext, head)) for ext in EXTENSIONS
+}
+_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "file": located_file,
+    "folders": folders_value,
+    "formats": formats_value,
+    **{kind: stored for kind in STORED_KINDS},
+}
+
+
+def decoded(record: Any, key: str) -> Any:
+    """The value of ``record`` (read under ``key``) decoded by its kind; None when it does
+    not fit this version's record of that kind."""
+    opened_record = opened(record, key)
+    decode = _DECODERS.get(key.partition(":")[0])
+    return None if opened_record is None or decode is None else decode(opened_record[1])

@@ -1,33 +1,18 @@
-"""The shared tier as one more backend of the cache's layout (``store.py``'s names).
+"""The shared tier: the cache's layout (``store.py``'s names) in a remote, as a backend.
 
-The cache asks its backends synchronously, one name at a time: right for a local folder,
-far too slow for a bucket 20 ms away. So the resolver asks this tier *first*, for every
-record the local cache lacks, all at once (at most ``jobs`` at a time), with each variant
-record's blob right behind it (:meth:`RemoteTier.prefetch`); the cache's own lookups are
-then answered from what came back and checked exactly like local data (size, SHA-256,
-image signature; records field by field). What a trusted build writes goes out as it is
-written, concurrently: each blob only if absent; records at the end of the resolution,
-after every blob, so that no reader finds a record whose image is not there yet.
+The cache reads its backends synchronously, one name at a time: far too slow for a bucket
+20 ms away. So the cache first asks this tier, all at once, for every record it lacks and
+each record's image (:meth:`RemoteTier.prefetch`, at most ``jobs`` at a time); its look-ups
+are then answered from what came back, checked exactly like local data. A trusted build's
+writes go out concurrently: each blob only if absent; the records after every blob, so no
+reader finds a record whose image is not there yet.
 
-A fresh runner would still send one GET per record, and a site has a record per file and
-per variant: so a trusted build also writes a *pack* (``packs/records-v1.json``), the
-records it used in one object, last, in one PUT; the first prefetch of a build reads it in
-one GET and answers every key it holds from it. Each record in it is checked by the cache
-exactly as if it had come alone; a pack that is not one this version wrote is remote damage
-(one warning) and the records are asked one by one. The pack is the remote's counterpart of
-the local site snapshot (the last trusted build of the prefix, whichever site it built): a
-prefix per site keeps it the site's own. Runners of an older version never read it.
-
-A fresh runner then needs every image the pack names: one GET per image (793 on W1) would
-still make its wait the images' count x the remote's latency / concurrency. So a trusted
-build also writes the *images' packs*: the images it used, end to end, in 16 objects (by the
-first digit of their SHA-256, so that a new image changes one of them), each named by the
-SHA-256 of its bytes (never changed once written), and their index (``packs/images-v1.json``:
-each pack's name, and each image's SHA-256 and size, in order), after the pack, last. A
-fresh runner reads the index with the pack and the images in a few ranged GETs of about a
-megabyte (:meth:`RemoteTier.fetch_pack_blobs`); each image cut from them is checked in full,
-exactly as one that came alone, and one that fails (or that no images' pack holds) is read
-alone. A trusted build writes only the images' packs the index does not list already.
+A trusted build also writes a *pack* (``packs/records-v1.json``: the records it used, in
+one object) and *images' packs* (the images it used, in 16 objects by the first digit of
+their SHA-256, each named by the SHA-256 of its bytes) with their index
+(``packs/images-v1.json``), last. A fresh runner reads them in one GET and a few ranged
+GETs instead of one per record and image; everything cut from them is checked exactly as
+if it had come alone, and what fails is remote damage (one warning), then read alone.
 """
 
 from __future__ import annotations

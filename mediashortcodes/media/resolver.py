@@ -56,7 +56,6 @@ class ImageOutcome:
     sizes: str = ""  # the sizes attribute; "" when the image has no srcset
 
     def published(self) -> Iterator[Published]:
-        """Every file this image publishes: the base variant, then its candidates."""
         yield Published(self.name, self.stored)
         yield from self.candidates
 
@@ -102,14 +101,13 @@ class Verified:
     """`check` mode: the file exists and fits the shortcode; nothing was downloaded."""
 
     file: File
-    widths: tuple[int, ...] = ()  # srcset widths asked for (those above the image's are dropped)
+    widths: tuple[int, ...] = ()  # srcset widths asked for
 
 
 @dataclass(frozen=True)
 class Failure:
     message: str
-    # The service error behind it, if any: an outage fails the build with exit 3, not 1.
-    cause: MediaShortcodesError | None = None
+    cause: MediaShortcodesError | None = None  # an outage's fails the build with exit 3
 
 
 Outcome = ImageOutcome | VideoOutcome | Verified | Failure
@@ -121,7 +119,7 @@ GDPR = "gdpr"
 
 @dataclass
 class Resolution:
-    """The outcome of each place given to :meth:`Resolver.resolve`, in the same order."""
+    """Each place's outcome, in order."""
 
     places: list[Shortcode] = field(default_factory=list)
     results: list[Outcome] = field(default_factory=list)
@@ -133,8 +131,7 @@ class Resolution:
 
     @cached_property
     def outcomes(self) -> dict[Shortcode, Outcome]:
-        """Each shortcode's outcome by the shortcode (the builder, with tens of thousands of
-        places, reads ``results`` in order instead of hashing each one)."""
+        """Each shortcode's outcome by the shortcode (a builder reads ``results`` in order)."""
         return dict(self.pairs())
 
     def pairs(self) -> Iterator[tuple[Shortcode, Outcome]]:
@@ -151,15 +148,6 @@ def published_files(resolution: Resolution) -> dict[str, Stored]:
             seen.add(id(outcome))
             files.update((p.name, p.stored) for p in outcome.published())
     return files
-
-
-async def _none() -> None:
-    return None
-
-
-def meaning(sc: Shortcode) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]]:
-    """Everything of a shortcode that its resolution depends on: all but its location."""
-    return (sc.name, sc.file_id, sc.format, sc.options)
 
 
 def names_a_format(spec: str) -> bool:
@@ -183,11 +171,8 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
 
 
 class _Places:
-    """The places given to a resolver, grouped: places that differ only in their location get
-    the same answer, so the work is done once per meaning, for the group of its places (a
-    site repeats shortcodes). Places are grouped by their text first, whose hash is cached:
-    the same text always means the same (parsing round-trips), and a site has far fewer
-    texts than places."""
+    """The places grouped by meaning (all but their location): the work is done once per
+    group. Grouped by text first (its hash is cached; the same text means the same)."""
 
     def __init__(self, codes: list[Shortcode]) -> None:
         self.codes = codes
@@ -196,7 +181,8 @@ class _Places:
             by_text.setdefault(sc.source, []).append(i)
         groups: dict[tuple[object, ...], list[int]] = {}
         for places in by_text.values():
-            groups.setdefault(meaning(codes[places[0]]), []).extend(places)
+            sc = codes[places[0]]  # all but its location
+            groups.setdefault((sc.name, sc.file_id, sc.format, sc.options), []).extend(places)
         self.groups = list(groups.values())
         self.firsts = [codes[group[0]] for group in self.groups]
 
@@ -330,10 +316,11 @@ class Resolver:
         # down, the two retry sequences before the cache's older copies are used overlap.
         files, formats = await asyncio.gather(
             self.catalog.files(sc.file_id for sc in places.firsts),
-            self.catalog.formats() if self._needs_formats(places) else _none(),
+            self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
         )
         decided = self._decide(places, files, formats)
-        self._settled(decided)
+        if decided.settled:
+            self.progress(decided.settled)
         variants = _Variants(self.assets, self.jobs)
         plans: Plans = {}
         if not self.verify_only:
@@ -353,10 +340,6 @@ class Resolver:
             await variants.wait()  # candidates planned at once may still be downloading
             await self._posters(places, decided.results)
         return self._finish(places, decided, plans, variants.stored)
-
-    def _settled(self, decided: _Decided) -> None:
-        if decided.settled:
-            self.progress(decided.settled)
 
     def _needs_formats(self, places: _Places) -> bool:
         return any(
@@ -450,9 +433,8 @@ class Resolver:
                 results[i] = outcome
 
     async def _posters(self, places: _Places, results: list[Outcome | None]) -> None:
-        """Click-to-load videos get their preview image, fetched once per file; one the
-        service cannot give is a warning (a neutral placeholder shows instead), an outage
-        is the build's failure as for images."""
+        """Each click-to-load video's preview image, once per file: one the service cannot
+        give is a warning (a placeholder shows), an outage a failure as for images."""
         files = {video.file.id: video.file for _, video in self._clicks(places, results)}
         semaphore = asyncio.Semaphore(self.jobs)
 
@@ -461,8 +443,7 @@ class Resolver:
                 try:
                     stored = await self.assets.cached_poster(file)
                     if stored is None and not self.catalog.offline:
-                        # A preview's URL comes from the listing, which may be older than
-                        # the URL's life: the file is listed again first (cold only).
+                        # The listing may be older than its preview URL's life: list again.
                         file = await self.catalog.fresh(file) or file
                     stored = stored or await self.assets.poster(file)
                 except MediaShortcodesError as exc:
@@ -588,8 +569,8 @@ class Resolver:
     def _alt_text(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
     ) -> None:
-        """Warn about an image that has no alt text anywhere: it would be published as
-        decorative (alt=""), which is more often an oversight than a choice."""
+        """Warn about an image with no alt text anywhere (published as decorative, alt="",
+        which is more often an oversight than a choice)."""
         if not self.config.images.warn_missing_alt:
             return
         if codes[group[0]].option("alt") is None and not file.alttext.strip():
@@ -603,8 +584,7 @@ class Resolver:
     def _gdpr(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
     ) -> Failure | None:
-        """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"
-        for each place of the shortcode."""
+        """The [images] gdpr policy: a Failure under "fail", a warning per place under "warn"."""
         policy = self.config.images.gdpr
         if policy == "ignore" or file.gdpr_status.upper() == "OK":
             return None
