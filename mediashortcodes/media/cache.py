@@ -1,17 +1,11 @@
 """The disk cache: metadata with a time-to-live, image variants, content-addressed blobs.
 
-Data only (``store.py`` has the layout): image bytes named by their SHA-256, so they can be
-hard-linked into a site, and small versioned JSON records keyed by every input that changes
-the output (a variant by file id, format, crop and the file's ``uploaded`` time and size).
-Each service gets its own folder. A site build also keeps a *snapshot*: the records it used,
-in one file, read by the next build instead of one record each (a shortcut only).
-
-The cache is not trusted (a CI cache is restored from what other jobs wrote): anything that
-fails its checks is a miss, fetched again, and counted for one warning. A blob is published
-only when it is a regular file of the recorded size with its image type's signature (its
-full hash is checked when stored and by ``cache verify``). A read-only cache (untrusted
-builds) writes nothing into it, keeping what it fetched in a temporary folder. A shared tier
-(``remote_tier``) is one more backend behind it, read and written through the cache only.
+Data only (``store.py`` has the layout): blobs named by their SHA-256, hard-linked into a
+site, and JSON records keyed by every input that changes the output. A site build also
+keeps a *snapshot*, the records it used in one file (a shortcut only). Anything failing
+its checks is a miss, fetched again, and one warning (docs/reliability.md). A read-only
+cache writes nothing into it. The shared tier (``remote_tier``) is one more backend,
+read and written through this cache only.
 """
 
 from __future__ import annotations
@@ -22,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from ..client.redact import redact_urls_in
 from ..config import Config
@@ -38,6 +32,7 @@ from .store import (
     Backend,
     BlobCheck,
     LocalStore,
+    SharedTier,
     blob_name,
     namespace_for,
     open_checked,
@@ -74,17 +69,15 @@ def cache_for(
     shared_write: bool = False,
     jobs: int | None = None,
 ) -> MediaCache:
-    """The cache of the configured service; read-only when asked here or by the config
-    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY). With ``shared`` (a build) and
-    ``[cache] remote``, the shared tier behind it, written only when ``shared_write``
-    (--cache-write, ``[cache] remote_write``) and the cache is not read-only: an untrusted
-    build writes nowhere."""
+    """The configured service's cache, read-only when asked or configured. With ``shared``
+    (a build) and ``[cache] remote``, the shared tier behind it, written only when
+    ``shared_write`` (or ``[cache] remote_write``) and the cache is not read-only."""
     service = config.service
     read_only = read_only or config.cache.read_only
     namespace = namespace_for(service.base_url, service.sandbox)
     write = (shared_write or config.cache.remote_write) and not read_only
     tier = None
-    if shared and config.cache.remote:  # its module (and obstore) only for a site that has one
+    if shared and config.cache.remote:  # its module only for a site that has one
         from .remote_tier import open_tier
 
         tier = open_tier(config, namespace, write=write, jobs=jobs or config.build.jobs)
@@ -121,15 +114,14 @@ class MediaCache:
         self.read_only = read_only
         self._clock = clock
         self._store = LocalStore(self.dir)
-        # A shared tier of the same layout (names relative to this service's folder): asked
-        # when the local folder misses; written only when trusted (``remote_write``).
+        # The shared tier (names relative to this folder): asked when the local folder
+        # misses, written only when trusted. ``_tier`` stays when a failing one is dropped.
         self._remote = remote
         self._remote_write = remote_write and not read_only
-        self._tier = remote  # kept when the tier is dropped: its damage is still reported
+        self._tier = remote
         self._head_start: HeadStart | None = None
         self._notes: list[str] = []
-        # Read-only: what this build fetched lives here and in a scratch folder, never in
-        # the cache; both go when the cache is closed.
+        # Records fetched when read-only (or taken from the tier): memory, not the cache.
         self._memory: dict[str, dict[str, Any]] = {}
         self._scratch: LocalStore | None = None
         self._checked: dict[str, BlobCheck] = {}  # sha256 -> the blob file found fit
@@ -148,14 +140,12 @@ class MediaCache:
             self._scratch.clear()
             self._scratch = None
 
-    def _damage(self, name: str) -> None:
-        self.damaged.append(name)
-
     def warnings(self) -> list[str]:
         """Warning lines about the cache since it was opened: damage, a shared tier lost."""
-        lines = [*self._notes, *getattr(self._tier, "notes", ())]
-        tier = {f"{REMOTE}{name}" for name in getattr(self._tier, "damaged", ())}
-        remote = len({name for name in self.damaged if name.startswith(REMOTE)} | tier)
+        tier = self._shared()
+        lines = [*self._notes, *(tier.notes if tier else ())]
+        damaged = {f"{REMOTE}{name}" for name in (tier.damaged if tier else ())}
+        remote = len({name for name in self.damaged if name.startswith(REMOTE)} | damaged)
         if remote:
             lines.append(
                 f"warning: the shared cache held {remote} entr{'y' if remote == 1 else 'ies'} "
@@ -166,8 +156,7 @@ class MediaCache:
         return [*lines, *([damage] if damage else [])]
 
     def damage_warning(self) -> str | None:
-        """One line about what failed its checks in the local folder, if anything (the
-        shared tier's damage has a line of its own: :meth:`warnings`)."""
+        """One line about what failed its checks in the local folder, if anything."""
         local = {name for name in self.damaged if not name.startswith(REMOTE)}
         if not local:
             return None
@@ -182,16 +171,13 @@ class MediaCache:
             f"entr{'y' if count == 1 else 'ies'}, ignored and fetched again ({fix})"
         )
 
-    # -- the shared tier -----------------------------------------------------------------
-
     def _shared(self) -> RemoteTier | None:
-        """The shared tier (a ``remote_tier.RemoteTier``), if the remote backend is one."""
-        return self._tier if hasattr(self._tier, "prefetch") else None  # type: ignore[return-value]
+        """The shared tier, if the remote backend is one (not a plain Backend)."""
+        return cast("RemoteTier", self._tier) if isinstance(self._tier, SharedTier) else None
 
     async def prefetch(self, keys: Iterable[str]) -> bool:
-        """Ask the shared tier, all at once, for the records of ``keys`` and their images,
-        so that the look-ups after it find them (checked as they are read); False, asking
-        nothing, when there is no shared tier."""
+        """Bring the records of ``keys`` and their images from the shared tier all at once,
+        for the look-ups after it; False, asking nothing, without one."""
         tier = self._shared()
         if tier is None or self._remote is None:
             return False
@@ -199,8 +185,8 @@ class MediaCache:
         return True
 
     async def flush_shared(self, *, finished: bool) -> None:
-        """Write what this build fetched to the shared tier (a trusted build's), then close
-        it; when the build ``finished``, the records it used and their packs too."""
+        """Write what this build fetched to the shared tier (if trusted) and close it; when
+        the build ``finished``, the records it used and their packs too."""
         tier = self._shared()
         if tier is not None:
             try:
@@ -209,8 +195,8 @@ class MediaCache:
                 await tier.aclose()
 
     def start_head_start(self, site: str) -> None:
-        """A fresh runner's head start on the shared tier's images (``head_start.py``),
-        joined by :meth:`join_head_start`; none for a read-only cache or a warm runner."""
+        """A fresh runner's head start on the shared tier's images (``head_start.py``);
+        none for a read-only cache or a warm runner."""
         tier = self._shared()
         if tier is None or self.read_only or self._head_start or self.has_snapshot(site):
             return
@@ -219,8 +205,7 @@ class MediaCache:
         self._head_start = start_head_start(tier, self)
 
     def join_head_start(self) -> None:
-        """Wait for the head start (at most the shared tier's timeout), then answer from
-        the pack it read."""
+        """Wait for the head start (at most the tier's timeout); answer from its pack."""
         head_start, self._head_start = self._head_start, None
         tier = self._shared()
         if head_start is None or tier is None:
@@ -230,20 +215,16 @@ class MediaCache:
             tier.give_pack(pack)
             tier.damaged.update(head_start.damaged)
 
-    # -- the site snapshot -----------------------------------------------------------------
-
     def open_snapshot(self, site: str, *, read: bool = True) -> None:
         """Track the records this build uses for `site`; unless `read` is false (--refresh),
-        answer from the snapshot its last build saved before asking the records one by one.
-        The snapshot is read on the first lookup: a site without shortcodes never opens the cache.
-        """
+        answer from its last snapshot first (read on the first lookup)."""
         self._snapshot_name = _snapshot_name(site)
         self._snapshot = None if read else {}
         self._used, self._asked = {}, set()
 
     def save_snapshot(self) -> bool:
-        """Save the records this build used as its site's snapshot; a build that used exactly
-        the snapshot (or a read-only cache) writes nothing. True if it wrote."""
+        """Save the records this build used as the site's snapshot, unless unchanged or
+        read-only. True if it wrote."""
         name = self._snapshot_name
         if name is None or self.read_only or self._used == (self._snapshot or {}):
             return False
@@ -253,8 +234,7 @@ class MediaCache:
         return True
 
     def used_records(self) -> dict[str, Any] | None:
-        """Key -> record of what this build used (None unless a snapshot was opened): what
-        a trusted build shares as the shared tier's pack."""
+        """Key -> record of what this build used (None without a snapshot): the tier's pack."""
         return None if self._snapshot_name is None else dict(self._used)
 
     def _load_snapshot(self, name: str) -> dict[str, Any]:
@@ -267,7 +247,7 @@ class MediaCache:
         ):
             return snapshot["records"]
         if data is not None:  # there, but not a snapshot this version wrote: rebuilt
-            self._damage(name)
+            self.damaged.append(name)
         return {}
 
     def _get(
@@ -276,9 +256,8 @@ class MediaCache:
         decode: Callable[[Any], Any],
         from_snapshot: Callable[[float], bool] = lambda at: True,
     ) -> tuple[float, Any] | None:
-        """(fetched at, decoded value) for ``key``, or None (a miss): from the snapshot when
-        it holds an entry that decodes and ``from_snapshot(at)`` accepts, else from the
-        records. ``decode`` returns None for a value that does not fit."""
+        """(fetched at, decoded value) for ``key`` or None: from the snapshot when its entry
+        decodes and ``from_snapshot(at)`` accepts it, else from the records."""
         if self._snapshot_name is not None:
             self._asked.add(key)
             if self._snapshot is None:
@@ -303,7 +282,7 @@ class MediaCache:
         opened = schema.opened(record, key)
         value = None if opened is None else decode(opened[1])
         if value is None:
-            self._damage(where)
+            self.damaged.append(where)
             return None
         return opened[0], value
 
@@ -317,7 +296,7 @@ class MediaCache:
             return self._remote_record(key, name)
         record = schema.loads(data)
         if data is not None and record is None:
-            self._damage(name)
+            self.damaged.append(name)
             return None
         return record
 
@@ -328,19 +307,15 @@ class MediaCache:
         else:
             data = schema.dumps(record)
             self._store.put(record_name(key), data)
-            if self._remote_write:
-                self._remote_call(self._remote.put, record_name(key), data)  # type: ignore[union-attr]
+            self._share(record_name(key), data)
         if key in self._asked:  # fetched because it was missing or stale: used from now on
             self._used[key] = record
-
-    # -- metadata -------------------------------------------------------------------------
 
     def _fresh(self, at: float) -> bool:
         return self._clock() - at <= self.ttl
 
     def _get_meta(self, key: str, decode: Callable[[Any], Any]) -> Cached | None:
-        """A metadata record; from the snapshot only while fresh (another build may have
-        written a fresher record since), else as the records have it, stale or not."""
+        """A metadata record; from the snapshot only while fresh, else from the records."""
         found = self._get(key, decode, self._fresh)
         if found is None:
             return None
@@ -376,8 +351,6 @@ class MediaCache:
     def put_formats(self, formats: list[Format]) -> None:
         self._set("formats", [asdict(f) for f in formats])
 
-    # -- image variants -------------------------------------------------------------------
-
     @staticmethod
     def variant_key(file: File, format_id: int, crop_key: str) -> str:
         return f"variant:{file.id}:{format_id}:{crop_key}:{file.uploaded}:{file.filesize}"
@@ -387,34 +360,29 @@ class MediaCache:
         if got is None:
             return None
         found: Stored = got[1]
-        # The warm path's one look at the blob: a regular file (never through a link) of
-        # the recorded size that starts with its type's signature. A blob removed by hand is
-        # a miss; one that fails the check is damage: deleted (unless read-only), so the
-        # variant is downloaded and verified again, never published as it is.
-        check = self._check(found)
-        if check is not None:
+        # The warm path's one look at the blob (regular file, size, signature). One that
+        # fails is damage, deleted unless read-only, and downloaded again.
+        if self._check(found) is not None:
             return found
-        if self._store.kind(blob_name(found.sha256)):
-            self._damage(blob_name(found.sha256))
+        name = blob_name(found.sha256)
+        if self._store.kind(name):
+            self.damaged.append(name)
             if not self.read_only:
-                self._store.delete(blob_name(found.sha256))
-        if self._remote is not None and self._blob_from_remote(found):
-            return found
+                self._store.delete(name)
+        # One byte over the size: a longer object is damage, not a plain miss.
+        if self._from_remote(name, found.size + 1, lambda data: self.keep_blob(found, data)):
+            return found if self._check(found) is not None else None
         return None
 
     def _remote_record(self, key: str, name: str) -> Any:
-        """The shared tier's record for ``key``, kept here once it passed the same checks as
-        a local one; one that fails them is remote damage. Kept in memory when read-only,
-        and in a site build, whose snapshot (one file, saved when it has resolved) keeps
-        every record it used: a fresh runner writes one file, not one per record (each new
-        file is system time on the cores the build needs)."""
-        data = self._remote_call(self._remote.get, name, MAX_RECORD_BYTES)  # type: ignore[union-attr]
+        """The shared tier's record for ``key`` if it passes a local record's checks. A
+        site build keeps it in memory (its snapshot keeps it: one file, not one per record)."""
+        data = self._from_remote(
+            name, MAX_RECORD_BYTES, lambda data: schema.decoded(schema.loads(data), key) is not None
+        )
         if data is None:
             return None
         record = schema.loads(data)
-        if schema.decoded(record, key) is None:
-            self._damage(f"{REMOTE}{name}")
-            return None
         if self.read_only or self._snapshot_name is not None:
             self._memory[key] = record
         else:
@@ -422,33 +390,31 @@ class MediaCache:
         self.remote_keys.add(key)
         return record
 
-    def _blob_from_remote(self, found: Stored) -> bool:
-        """Bring the variant's blob from the shared tier, checked in full (size, SHA-256,
-        signature) before it is kept; True when it is now here."""
-        name = blob_name(found.sha256)
-        # One byte over the recorded size: a longer object reaches the checks below and is
-        # counted as damage, as a longer local blob is, instead of passing for a plain miss.
-        data = self._remote_call(self._remote.get, name, found.size + 1)  # type: ignore[union-attr]
-        if data is None:
-            return False
-        if not self.keep_blob(found, data):
-            self._damage(f"{REMOTE}{name}")
-            return False
-        return self._check(found) is not None
+    def _from_remote(self, name: str, limit: int, fits: Callable[[bytes], bool]) -> bytes | None:
+        """The shared tier's ``name`` if ``fits`` takes it; what it refuses is damage."""
+        if self._remote is None:
+            return None
+        data = self._remote_call(self._remote.get, name, limit)
+        if data is not None and not fits(data):
+            self.damaged.append(f"{REMOTE}{name}")
+            return None
+        return data
+
+    def _share(self, name: str, data: bytes) -> None:
+        if self._remote_write:
+            self._remote_call(self._remote.put, name, data)  # type: ignore[union-attr]
 
     def keep_blob(self, found: Stored, data: bytes) -> bool:
-        """Keep ``data`` as the blob of ``found`` if it is exactly that image (size, SHA-256,
-        signature: what came from elsewhere is checked in full); False, keeping nothing,
-        when it is not."""
+        """Keep ``data`` as the blob of ``found`` if it is exactly that image (checked in
+        full); False, keeping nothing, when it is not."""
         if not schema.is_image_of(found, data):
             return False
         self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
         return True
 
     def blob_bytes(self, found: Stored) -> bytes | None:
-        """The bytes of the blob of ``found`` if they are exactly that image (size, SHA-256,
-        signature, checked in full: what goes to the shared tier is never a planted file);
-        None when they are not, or it is not here."""
+        """The blob of ``found`` if here and exactly that image (checked in full: what goes
+        to the shared tier is never a planted file)."""
         try:
             with self.open_blob(found) as source:
                 data = source.read(found.size + 1)
@@ -457,7 +423,7 @@ class MediaCache:
         return data if schema.is_image_of(found, data) else None
 
     def has_blob(self, found: Stored) -> bool:
-        """Whether the blob of ``found`` is here and fit to publish (the warm path's check)."""
+        """Whether the blob of ``found`` is here and fit to publish."""
         return found.sha256 in self._checked or self._check(found) is not None
 
     def has_snapshot(self, site: str) -> bool:
@@ -465,7 +431,7 @@ class MediaCache:
         return self._store.kind(_snapshot_name(site)) == "file"
 
     def _writable_store(self) -> LocalStore:
-        """Where this build keeps what it fetched: the cache, or (read-only) a scratch folder."""
+        """Where this build keeps what it fetched: the cache, or a scratch folder."""
         if not self.read_only:
             return self._store
         if self._scratch is None:
@@ -497,16 +463,14 @@ class MediaCache:
         return check
 
     def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
-        """Store a downloaded variant (its bytes already verified as an image of ``ext``)."""
+        """Store a downloaded variant (its bytes verified as an image of ``ext``)."""
         sha = hashlib.sha256(data).hexdigest()
         found = Stored(sha, ext, width, height, len(data))
         if schema.stored(asdict(found)) is None or not schema.head_fits(ext, data[:16]):
             raise ValueError(f"not a storable {ext} variant")
         store = self._writable_store()
-        # An existing blob of that name is kept only if its bytes hash to it (checked in
-        # full here, on the cold path): a planted or damaged one is written over. Another
-        # build sharing the cache may remove the name between our write and our look (it
-        # found it absent a moment before, and clears it before writing): write it again.
+        # A blob there is kept only if its bytes hash to its name; another build may remove
+        # it between our write and our look: write it again.
         for _attempt in range(3):
             if (store.blob_digest(sha) or ("",))[0] != sha:
                 store.delete(blob_name(sha))
@@ -517,8 +481,7 @@ class MediaCache:
         else:
             raise FileNotFoundError(f"the blob {sha} kept vanishing from {store.root}")
         self._checked[sha] = check
-        if self._remote_write:  # the blob before its record: no record without its image
-            self._remote_call(self._remote.put, blob_name(sha), data)  # type: ignore[union-attr]
+        self._share(blob_name(sha), data)  # the blob before its record
         self._set(key, asdict(found))
         return found
 
@@ -527,13 +490,11 @@ class MediaCache:
         return Path(check.path) if check else self.dir / blob_name(stored.sha256)
 
     def open_blob(self, stored: Stored) -> BinaryIO:
-        """The variant's blob open for reading: the file that passed its checks, never one
-        swapped in since or reached through a link (for writers that copy, not link)."""
+        """The variant's blob open for reading: the very file that passed its checks."""
         return self._use_checked(stored, open_checked)
 
     def publish(self, stored: Stored, target: Path) -> None:
-        """Put the variant's blob at ``target``: a hard link to the blob file that passed
-        its checks (the same file, never one swapped in since), else a copy."""
+        """Put the variant's blob at ``target``: a hard link of the file checked, else a copy."""
         self._use_checked(stored, lambda check: publish_blob(check, target))
 
     def _use_checked(self, stored: Stored, use: Callable[[BlobCheck], _T]) -> _T:
@@ -544,13 +505,10 @@ class MediaCache:
             try:
                 return use(check)
             except FileNotFoundError:
-                # Another build sharing the cache wrote this blob again (same name, same
-                # bytes) after it was checked here: check the file now there, use that.
+                # Another build wrote this blob again since: check the file now there.
                 self._checked.pop(stored.sha256, None)
                 check = self._check(stored)
         raise FileNotFoundError(f"the cached image {stored.sha256} kept changing")
-
-    # -- maintenance ----------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
         records = blobs = blob_bytes = 0
@@ -576,5 +534,5 @@ class MediaCache:
         self._store.clear()
 
     def verify(self, *, remove: bool = True) -> VerifyReport:
-        """Check every entry (``cache_verify.verify``); with ``remove``, delete what fails."""
+        """Check every entry (``cache_verify``); with ``remove``, delete what fails."""
         return verify(self._store, remove=remove)

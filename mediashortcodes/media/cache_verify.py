@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from . import cache_records as schema
 from .cache_records import Stored
-from .store import BLOBS, RECORDS, SNAPSHOTS, LocalStore, blob_name, is_sha256, record_name
+from .store import BLOBS, RECORDS, SNAPSHOTS, LocalStore, blob_name, record_name
 
 # What the cache held before it was data only (diskcache's files, pickled snapshots, blobs
 # named with their extension): never read; ``cache verify`` names them.
@@ -61,7 +61,7 @@ def _verdict(
     if kind != "file":
         return f"a {kind or 'vanished entry'}, not a plain file"
     folder, _, base = name.rpartition("/")
-    if folder == f"{BLOBS}/{base[:2]}" and is_sha256(base):
+    if folder == f"{BLOBS}/{base[:2]}" and schema.is_sha256(base):
         digest, head = store.blob_digest(base) or ("", b"")
         if digest != base:
             return "its bytes do not match its name (SHA-256)"
