@@ -1,25 +1,21 @@
 """The shared tier: the cache's layout (``store.py``'s names) in a remote, as a backend.
 
-The cache reads its backends synchronously, one name at a time: far too slow for a bucket
-20 ms away. So the cache first asks this tier, all at once, for every record it lacks and
-each record's image (:meth:`RemoteTier.prefetch`, at most ``jobs`` at a time); its look-ups
-are then answered from what came back, checked exactly like local data. A trusted build's
-writes go out concurrently: each blob only if absent; the records after every blob, so no
-reader finds a record whose image is not there yet.
+The cache reads backends synchronously, one name at a time: far too slow for a bucket
+20 ms away. So it first asks this tier for every record it lacks and their images at once
+(:meth:`RemoteTier.prefetch`), then looks up what came back, checked like local data.
+Writes go out concurrently, each blob only if absent, the records after every blob.
 
-A trusted build also writes a *pack* (``packs/records-v1.json``: the records it used, in
-one object) and *images' packs* (the images it used, in 16 objects by the first digit of
-their SHA-256, each named by the SHA-256 of its bytes) with their index
-(``packs/images-v1.json``), last. A fresh runner reads them in one GET and a few ranged
-GETs instead of one per record and image; everything cut from them is checked exactly as
-if it had come alone, and what fails is remote damage (one warning), then read alone.
+A trusted build also writes a *pack* (the records it used, one object) and *images'
+packs* (its images in 16 objects, named by their SHA-256) with their index, last: a fresh
+runner reads them in a few GETs. Everything cut from them is checked as if it came alone
+(docs/ci.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,24 +24,20 @@ from . import cache_records as schema
 from .remote import RemoteStore, open_remote
 from .store import BLOBS, MAX_RECORD_BYTES, blob_name, record_name
 
-# A record larger than this is not one we wrote (a folder list of 10,000 folders is ~2 MB).
+# Largest record we write (a list of 10,000 folders is ~2 MB).
 RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
-# The records a trusted build used, in one object (a new format gets a new name: a runner
-# only reads the one its version writes), and the most a pack may weigh (W1's is ~0.5 MB).
+# The pack (a new format gets a new name) and the most it may weigh (W1's: ~0.5 MB).
 PACK = "packs/records-v1.json"
 PACK_VERSION = 1
 PACK_LIMIT = min(MAX_RECORD_BYTES, 128 * 1024 * 1024)
-# The images' packs: their index (a new format gets a new name, as the pack's), the folder
-# of the packs themselves (each named by its SHA-256), and the most they may weigh together:
-# a site whose images weigh more gets none, and a fresh runner reads them one by one.
+# The images' packs' index, their folder, and the most they weigh (beyond: no packs).
 IMAGES = "packs/images-v1.json"
 IMAGES_VERSION = 1
 IMAGE_PACKS = "packs/images"
 IMAGE_PACK_LIMIT = 256 * 1024 * 1024
 IMAGES_LIMIT = 16 * 1024 * 1024  # the index: about 76 bytes an image (W1's: 60 kB)
-# One ranged read of the images' pack: at least this much (few requests), at most RANGE_MOST
-# (the head start holds at most ``jobs`` of them at once), and a gap of images the runner
-# has already is read over rather than split at when it is smaller than RANGE_GAP.
+# One ranged read of an images' pack: RANGE_LEAST to RANGE_MOST bytes, reading over gaps
+# smaller than RANGE_GAP.
 RANGE_LEAST = 1024 * 1024
 RANGE_MOST = 8 * 1024 * 1024
 RANGE_GAP = 64 * 1024
@@ -54,22 +46,16 @@ RANGE_GAP = 64 * 1024
 class LocalBlobs(Protocol):
     """The local cache, as the tier asks it about images (``cache.MediaCache``)."""
 
-    def has_blob(self, found: schema.Stored) -> bool:
-        """Whether the image is here, fit to publish: it is not asked for again."""
-        ...
+    def has_blob(self, found: schema.Stored) -> bool: ...
 
-    def blob_bytes(self, found: schema.Stored) -> bytes | None:
-        """The image's bytes, checked in full: what an images' pack holds."""
-        ...
+    def blob_bytes(self, found: schema.Stored) -> bytes | None: ...
 
-    def keep_blob(self, found: schema.Stored, data: bytes) -> bool:
-        """Keep ``data`` as the image if it is exactly that image."""
-        ...
+    def keep_blob(self, found: schema.Stored, data: bytes) -> bool: ...
 
 
 class RemoteTier:
-    """A :class:`store.Backend` over a :class:`RemoteStore` (names relative to one
-    service's folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
+    """A ``store.SharedTier`` over a :class:`RemoteStore` (names under one service's
+    folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
 
     def __init__(
         self,
@@ -92,12 +78,11 @@ class RemoteTier:
         self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
         self._given_pack: bytes | None = None  # see give_pack
         self.pack_data: bytes | None = None  # the pack's bytes, once read (None: none)
-        # Names (under the namespace) that failed their checks: one warning; a trusted
-        # build writes such a blob over instead of keeping it.
+        # Names that failed their checks: one warning; a trusted build writes them over.
         self.damaged: set[str] = set()
         self._images: asyncio.Future[ImagesIndex | None] | None = None  # the index, once
 
-    # -- the cache's Backend (synchronous, never a network call) ------------------------------
+    # -- the cache's Backend (synchronous, never a network call)
 
     def get(self, name: str, limit: int) -> bytes | None:
         data = self._fetched.get(name)
@@ -122,46 +107,49 @@ class RemoteTier:
         self._uploads.add(task)
         task.add_done_callback(self._uploads.discard)
 
-    def delete(self, name: str) -> None:
-        """A build never deletes from the shared tier (a lifecycle rule of the bucket does)."""
-
-    def names(self) -> Iterator[str]:
-        return iter(())
-
-    # -- the network side -------------------------------------------------------------------
+    # -- the network side
 
     async def prefetch(self, keys: Iterable[str], local: LocalBlobs) -> None:
-        """Fetch the records of ``keys`` (each once per build; from the pack when it holds
-        them), and the blob of each record that names an image (a variant's, a poster's):
-        from the images' pack when it has them, else one by one."""
+        """Fetch the records of ``keys`` (once per build; from the pack when it has them)
+        and their images: from the images' packs when they have them, else one by one."""
         keys = set(keys)
-        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
-        if index is not None:
-            wanted = self._lacking((pack.get(key) for key in keys), local)
-            await self._bring_from_image_pack(index, wanted, self._hold)
+        pack, _wanted, _kept = await self._from_packs(keys, local, self._hold)
         await asyncio.gather(*(self._fetch_record(key, pack.get(key), local) for key in keys))
 
+    async def _from_packs(
+        self,
+        keys: set[str] | None,
+        local: LocalBlobs,
+        keep: Callable[[schema.Stored, bytes], bool],
+        read: Callable[[bytes], None] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, schema.Stored], set[str]]:
+        """The pack's records (its bytes given to ``read``); the images of those of ``keys``
+        (None: all) that ``local`` lacks; the SHA-256s of those the images' packs gave."""
+        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
+        if read is not None and self.pack_data is not None:
+            read(self.pack_data)
+        if index is None and keys is not None:
+            return pack, {}, set()
+        wanted = self._lacking(pack.values() if keys is None else map(pack.get, keys), local)
+        kept = await self._bring_from_image_pack(index, wanted, keep) if index else set()
+        return pack, wanted, kept
+
     def _hold(self, found: schema.Stored, data: bytes) -> bool:
-        """Hold an image cut from the images' pack for the cache (which checks it again as
-        it takes it), if it is the one its SHA-256 names."""
+        """Hold an image cut from an images' pack for the cache (which checks it again)."""
         if hashlib.sha256(data).hexdigest() != found.sha256:
             return False
         self._fetched[blob_name(found.sha256)] = data
         return True
 
     async def _read_pack(self) -> dict[str, Any]:
-        """The pack's records by key (one GET per build, however many ask at once); {} when
-        there is none or it is not one this version wrote (remote damage)."""
+        """The pack's records by key (one GET per build); {} when none or damaged."""
         if self._pack is None:
             self._pack = asyncio.ensure_future(self._load_pack())
         return await asyncio.shield(self._pack)
 
     def give_pack(self, data: bytes) -> None:
-        """The pack's bytes as another process of this build read them from the remote (the
-        head start): taken from here instead of read again. Each of its records answers the
-        cache's look-ups from now on, with no network call (so a site answered by the pack
-        and the blobs here resolves with no event loop), checked exactly as a record that
-        came alone."""
+        """The pack as the head start read it: its records answer the cache's look-ups from
+        now on, checked as records that came alone."""
         self._given_pack = data
         for key, record in self._parsed_pack(data).items():
             self._fetched.setdefault(record_name(key), schema.dumps(record))
@@ -173,7 +161,6 @@ class RemoteTier:
         return self._parsed_pack(data)
 
     def _parsed_pack(self, data: bytes | None) -> dict[str, Any]:
-        """The pack's records by key; {} when there is none or it is damaged (counted)."""
         self.pack_data = data
         pack = schema.loads(data)
         if (
@@ -205,18 +192,11 @@ class RemoteTier:
     async def fetch_pack_blobs(
         self, local: LocalBlobs, read: Callable[[bytes], None] = lambda data: None
     ) -> int:
-        """Read the pack (its bytes given to ``read``) and bring every blob it names that
-        ``local`` lacks, each kept there only if it passes its checks in full: from the
-        images' pack in a few ranged reads, the others (and any
-        the images' pack gave wrong) one by one; at most ``jobs`` reads at a time. The number
-        kept. A failure of the remote ends nothing: what is not here when the build resolves
-        is asked for as usual."""
-        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
-        if self.pack_data is not None:
-            read(self.pack_data)
-        wanted = self._lacking(pack.values(), local)
+        """Read the pack (its bytes given to ``read``) and keep in ``local`` every image it
+        names that ``local`` lacks (checked in full): from the images' packs, else one by
+        one. The number kept; what is missing later is asked for as usual."""
         keep = local.keep_blob
-        kept = await self._bring_from_image_pack(index, wanted, keep) if index else set()
+        _pack, wanted, kept = await self._from_packs(None, local, keep, read)
 
         async def bring(found: schema.Stored) -> bool:
             data = await self.store.read(self._prefix + blob_name(found.sha256), limit=found.size)
@@ -244,8 +224,8 @@ class RemoteTier:
         wanted: dict[str, schema.Stored],
         keep: Callable[[schema.Stored, bytes], bool],
     ) -> set[str]:
-        """The SHA-256s of the ``wanted`` images kept from the images' packs, read in ranges
-        (see RANGE_*); an image whose bytes there fail ``keep``'s checks is remote damage."""
+        """The SHA-256s of the ``wanted`` images kept from the images' packs (ranged reads);
+        one that ``keep`` refuses is remote damage."""
         here = sorted(
             (*index.at[sha][:2], found)
             for sha, found in wanted.items()
@@ -282,8 +262,7 @@ class RemoteTier:
         return {sha for kept in done for sha in kept}
 
     async def _read_images(self) -> ImagesIndex | None:
-        """The images' pack's index (one GET per build); None when there is none or it is
-        not one this version wrote (remote damage)."""
+        """The images' packs' index (one GET per build); None when none or damaged."""
         if self._images is None:
             self._images = asyncio.ensure_future(self._load_images())
         return await asyncio.shield(self._images)
@@ -298,8 +277,7 @@ class RemoteTier:
         return index
 
     def _image_of(self, record: Any) -> schema.Stored | None:
-        """The image a record names (a variant's, a poster's), if it is one we could use;
-        whether it is right is the cache's checks' to decide."""
+        """The image a record names (a variant's, a poster's), if usable; the cache checks it."""
         if type(record) is not dict:
             return None
         if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
@@ -308,8 +286,7 @@ class RemoteTier:
         return found if found is not None and found.size <= self._max_blob_bytes else None
 
     async def _read(self, name: str, limit: int) -> bytes | None:
-        """The remote's answer for ``name``, asked once per build: a second asker (two
-        variants of one image) waits for the first read instead of sending another."""
+        """The remote's answer for ``name``, asked once per build (a second asker waits)."""
         if name in self._fetched:
             return self._fetched[name]
         task = self._reading.get(name)
@@ -328,9 +305,8 @@ class RemoteTier:
         await self.store.write(self._prefix + name, data, create=name not in self.damaged)
 
     async def flush(self, used: dict[str, Any] | None, local: LocalBlobs) -> None:
-        """Wait for the blobs being written, then write the records (one PUT each). With
-        ``used`` (key -> record: what a build that finished used), only the records among
-        them, then the pack of them all, last (unless it is the very pack this build read)."""
+        """Wait for the blobs, then write the records. With ``used`` (what a finished build
+        used), only those, then their pack (unless unchanged) and images' packs, last."""
         while self._uploads:
             await asyncio.gather(*list(self._uploads))
         records, self._records = self._records, {}
@@ -348,9 +324,9 @@ class RemoteTier:
         await self._write_image_pack(used, local)
 
     async def _write_image_pack(self, used: dict[str, Any], local: LocalBlobs) -> None:
-        """Write the images of ``used`` as images' packs, then their index: each pack the
-        index lists already, and that is there (a one-byte read), is kept as it is. None when
-        they weigh more than IMAGE_PACK_LIMIT, or one of them is not whole here."""
+        """Write the images of ``used`` as images' packs, then their index; a pack the index
+        lists already and that is there is kept. None over IMAGE_PACK_LIMIT or when an image
+        is not whole here."""
         images = sorted(
             {found.sha256: found for r in used.values() if (found := self._image_of(r))}.values(),
             key=lambda found: found.sha256,
@@ -384,8 +360,8 @@ class RemoteTier:
         return name if found is not None else None
 
     async def _write_one_pack(self, images: list[schema.Stored], local: LocalBlobs) -> str | None:
-        """One images' pack of ``images``, written; its name, or None when one of them is not
-        whole here or the remote did not take it."""
+        """The name of the images' pack of ``images``, written; None when one is not whole
+        here or the remote did not take it."""
         data = bytearray()  # built in place: a large site's pack is held once, not twice
         for found in images:
             blob = local.blob_bytes(found)
@@ -402,16 +378,15 @@ class RemoteTier:
 
 @dataclass(frozen=True)
 class ImagesIndex:
-    """The images' packs' index, checked: each pack's name and list, and where each image is."""
+    """The images' packs' index, checked: each pack's list, and where each image is."""
 
     packs: list[tuple[str, list[list[Any]]]]  # (<sha256 of the pack>.bin, [[sha256, size]...])
     at: dict[str, tuple[str, int, int]]  # sha256 -> (its pack's name, offset, size)
 
 
 def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
-    """The index as a trusted build of this version writes it, or None: each pack's name of
-    the form its SHA-256 gives, each image a lower-case SHA-256 and a size a blob may have,
-    IMAGE_PACK_LIMIT in all."""
+    """The index as this version writes it (names, SHA-256s, sizes, IMAGE_PACK_LIMIT in all),
+    or None."""
     if type(value) is not dict or len(value) != 2 or value.get("v") != IMAGES_VERSION:
         return None
     packs = value.get("packs")
@@ -450,8 +425,7 @@ def _listing(images: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
 
 
 def open_tier(config: Config, namespace: str, *, write: bool, jobs: int) -> RemoteTier:
-    """The configured shared tier (``[cache] remote``), writing only when ``write``; its
-    store's warnings are kept in the tier's ``notes``."""
+    """The configured shared tier, writing only when ``write``; warnings go to ``notes``."""
     cache, notes = config.cache, []
     store = open_remote(
         cache.remote,
