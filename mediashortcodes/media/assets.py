@@ -1,9 +1,8 @@
 """Image variants: download information -> download -> verify -> store -> publish.
 
-A download link expires (300 s in the spec), so each download follows its download
-information at once; a link that has expired anyway is asked for again, once.
-Published names are built here, never taken from the service as they are: a slug of the
-file name, the id, the variant and a content hash, so a name changes when the bytes do.
+A download link expires, so each download follows its download information at once (an
+expired one is asked for again, once). Published names are built here, never taken from
+the service: a slug of the file name, the id, the variant and a content hash.
 """
 
 from __future__ import annotations
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
 
 Connect = Callable[[], Awaitable["AsyncClient"]]
 log = logging.getLogger("mediashortcodes")
-
-EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp"}
 
 
 def variant_label(format_id: int, crop: Crop | None) -> str:
@@ -82,8 +79,7 @@ class Assets:
         self.remote_hits = 0  # variants the cache's shared tier answered
 
     def cached(self, file: File, format_id: int, crop: Crop | None) -> tuple[str, Stored] | None:
-        """The variant (its key, uncounted: see :meth:`count_hit`) from what the cache holds
-        now, never a network call."""
+        """The variant and its key if the cache holds it now (uncounted; no network call)."""
         key = self.key(file, format_id, crop)
         stored = self.cache.get_variant(key)
         return None if stored is None else (key, stored)
@@ -92,8 +88,7 @@ class Assets:
         return self.cache.variant_key(file, format_id, crop.key() if crop else "")
 
     def count_hit(self, key: str) -> None:
-        """Count an image found without asking the service: the shared tier's when this
-        build took its record from there (a head start's pack), else the local cache's."""
+        """Count an image found without asking the service (the shared tier's or local)."""
         if key in self.cache.remote_keys:
             self.remote_hits += 1
         else:
@@ -121,7 +116,7 @@ class Assets:
             )
         self.downloads += 1
         return self.cache.put_variant(
-            key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height
+            key, data, ext=probe.extension, width=probe.width, height=probe.height
         )
 
     @staticmethod
@@ -130,8 +125,7 @@ class Assets:
         return f"poster:{file.id}:{file.uploaded}:{file.filesize}"
 
     async def _cached(self, key: str) -> Stored | None:
-        """The image stored under ``key``, as the cache has it or its shared tier brings it
-        (never --offline); None when neither has it."""
+        """The image under ``key`` from the cache or its shared tier (never --offline)."""
         stored = self.cache.get_variant(key)
         if stored is not None:
             self.count_hit(key)
@@ -143,12 +137,12 @@ class Assets:
         return stored
 
     async def cached_poster(self, file: File) -> Stored | None:
-        """A video's preview image from the local cache or the shared tier, if either has it."""
+        """A video's preview image from the cache or the shared tier, if either has it."""
         return await self._cached(self._poster_key(file))
 
     async def poster(self, file: File) -> Stored | None:
-        """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded,
-        verified to be an image and stored like a variant; None when the file has none."""
+        """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded and
+        stored like a variant; None when the file has none."""
         url = file.small_preview or file.thumb_preview
         if not url:
             return None
@@ -163,7 +157,7 @@ class Assets:
         probe = imageinfo.probe(data)  # raises on anything that is not an image
         self.downloads += 1
         return self.cache.put_variant(
-            key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height
+            key, data, ext=probe.extension, width=probe.width, height=probe.height
         )
 
     async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> tuple[bytes, object]:

@@ -1,11 +1,9 @@
 """What the cache's JSON holds, and the checks that decide whether to believe it (pure).
 
 A record is ``{"v": 1, "key": KEY, "at": UNIX_TIME, "value": VALUE}``: ``key`` is the text
-of what was asked (``file:12``, ``variant:12:0::<uploaded>:<filesize>``...), so a record
-copied under another name is no answer to it; ``at`` is when it was fetched (metadata is
-re-checked after its time-to-live). A value is turned back into the current classes only
-when every field is there with the type the class declares and nothing else is: anything
-else (another version's record, a damaged or planted one) is a miss, fetched again.
+asked for (so a record copied under another name answers nothing), ``at`` when it was
+fetched. A value becomes a class only when every field is there with its declared type
+and nothing else is: anything else is a miss, fetched again.
 """
 
 from __future__ import annotations
@@ -42,10 +40,8 @@ __all__ = [
 RECORD_VERSION = 1
 SNAPSHOT_VERSION = 1
 
-# The image types a blob may be published as, with their file extension.
-EXTENSIONS = ("jpg", "png", "gif", "webp")
-# The keys (``kind:...``) whose value is a :class:`Stored` image: a variant (srcset
-# candidates included) and a click-to-load video's poster.
+EXTENSIONS = ("jpg", "png", "gif", "webp")  # of the image types a blob may be
+# The keys (``kind:...``) whose value is a :class:`Stored` image.
 STORED_KINDS = ("variant", "poster")
 
 T = TypeVar("T")
@@ -71,8 +67,7 @@ def dumps(value: Any) -> bytes:
 
 
 def loads(data: bytes | None) -> Any:
-    """Parsed JSON, or None when ``data`` is absent or not JSON (or nested past what the
-    parser can take)."""
+    """Parsed JSON, or None when ``data`` is absent or not JSON."""
     if data is None:
         return None
     try:
@@ -159,8 +154,7 @@ def plain(value: Any) -> Any:
 
 
 def stored(value: Any) -> Stored | None:
-    """A variant record's value, checked: a lower-case SHA-256, a known image type, sizes.
-    Written out rather than through the generic check: a warm build checks every variant."""
+    """A variant record's value, checked (written out: a warm build checks every one)."""
     if type(value) is not dict or len(value) != 5:
         return None
     sha, ext = value.get("sha256"), value.get("ext")
@@ -217,8 +211,7 @@ def is_sha256(value: Any) -> bool:
 
 
 def is_image_of(found: Stored, data: bytes) -> bool:
-    """Whether ``data`` is exactly the image ``found`` records, checked in full: its size,
-    its SHA-256 and its type's signature (what comes from elsewhere, or goes elsewhere)."""
+    """Whether ``data`` is exactly the image ``found`` records: size, SHA-256, signature."""
     return (
         len(data) == found.size
         and hashlib.sha256(data).hexdigest() == found.sha256
@@ -251,8 +244,7 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
 
 
 def decoded(record: Any, key: str) -> Any:
-    """The value of ``record`` (read under ``key``) decoded by its kind; None when it does
-    not fit this version's record of that kind."""
+    """The value of ``record`` (read under ``key``) decoded by its kind, or None."""
     opened_record = opened(record, key)
     decode = _DECODERS.get(key.partition(":")[0])
     return None if opened_record is None or decode is None else decode(opened_record[1])

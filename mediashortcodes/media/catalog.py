@@ -1,11 +1,8 @@
-"""File id -> File metadata.
+"""File id -> File metadata, from folder listings (the service has no single-file endpoint).
 
-The service has no single-file endpoint, so metadata comes from folder listings. The
-catalog lists only as much as it needs: first the folders where the cache says an id
-lived, then the other visible folders in parallel, stopping as soon as every id is found.
-Every listing is remembered whole, so one listing answers for all files of its folder.
-Before any listing, the cache is asked to prefetch what it lacks (from its shared tier, if
-it has one), all at once: a fresh CI runner lists nothing.
+It lists only what it needs: the folders where the cache says an id lived, then the
+others in parallel until every id is found; each listing is remembered whole. The cache
+first prefetches what it lacks from its shared tier, so a fresh CI runner lists nothing.
 """
 
 from __future__ import annotations
@@ -79,15 +76,14 @@ class Catalog:
         return found
 
     async def _prefetch(self, keys: Iterable[str]) -> bool:
-        """Let the cache bring ``keys`` from its shared tier (never --offline); False when
-        it asked nothing."""
+        """Let the cache bring ``keys`` from its shared tier (never --offline)."""
         return not self.offline and await self.cache.prefetch(keys)
 
     def _from_cache(
         self, ids: Iterable[int], found: dict[int, File], fallback: dict[int, File]
     ) -> set[int]:
-        """Put the cache's usable answers in ``found`` (stale ones in ``fallback``); the ids
-        it cannot answer."""
+        """The ids the cache cannot answer; usable answers go in ``found``, stale ones in
+        ``fallback``."""
         need: set[int] = set()
         for file_id in ids:
             cached = self.cache.get_file(file_id)
@@ -100,8 +96,7 @@ class Catalog:
         return need
 
     async def fresh(self, file: File) -> File | None:
-        """``file`` as the service lists it now (its preview URLs may be signed anew, or
-        the sandbox be on another port); the same record when this catalog just read it."""
+        """``file`` as the service lists it now (preview URLs may be signed anew)."""
         if file.id in self.listed:
             return file
         return (await self._look_up({file.id})).get(file.id)
@@ -144,8 +139,7 @@ class Catalog:
                 while queue and len(running) < self.jobs:
                     running.add(asyncio.create_task(list_folder(queue.pop(0))))
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                # Read every finished task's outcome before raising the first failure, so
-                # none is left with an exception nobody retrieved.
+                # Read every outcome before raising: no exception is left unretrieved.
                 errors = [exc for task in done if (exc := task.exception()) is not None]
                 if errors:
                     raise errors[0]

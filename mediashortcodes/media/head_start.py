@@ -1,19 +1,11 @@
 """A fresh runner's head start: the shared cache's images come while the pages render.
 
-A runner whose cache holds no snapshot of the site (a new CI machine) will need nearly
-every image the last trusted build used, and the shared tier's pack names them all. So
-before rendering, the cache forks one process that reads the pack and brings those blobs
-into the local cache (each checked in full: size, SHA-256, signature; at most ``jobs`` at
-a time) while this process renders the pages. The resolution then finds them here, takes
-the records from the pack the head start read (left in a private temporary folder, and
-checked as if it came from the remote) and asks the shared tier only for what is still
-missing: the waiting on the network overlaps the rendering instead of following it.
-
-It writes nothing the build would not write itself (the same checked blobs, into the same
-cache, each a new file renamed into place), never asks the service, and says nothing: a
-failure of the remote shows when the build asks it as usual (one warning). The cache
-decides when to take one (``MediaCache.start_head_start``): never where a process cannot
-be forked.
+A runner with no snapshot of the site (a new CI machine) will need nearly every image the
+last trusted build used, and the shared tier's pack names them all. So the cache forks one
+process that reads the pack and keeps those blobs in the local cache (each checked in full)
+while this one renders; the resolution then finds them, takes the records from the pack
+it read, and asks the tier only for the rest. It writes nothing a build would not, never
+asks the service, and says nothing (a failing remote shows when the build asks it).
 """
 
 from __future__ import annotations
@@ -45,14 +37,11 @@ class HeadStart:
     def __init__(self, process: BaseProcess, folder: Path) -> None:
         self.process = process
         self.folder = folder  # private (mkdtemp): where it leaves the pack it read
-        # The remote's names whose bytes failed their checks in the head start (an image of
-        # the images' pack that was not what its index said), for the build's one warning.
-        self.damaged: list[str] = []
+        self.damaged: list[str] = []  # what failed its checks there, for the one warning
 
     def wait(self, timeout: float) -> bytes | None:
-        """Let it finish, for at most ``timeout`` more seconds; then it is stopped (each
-        blob it kept is whole, and the build asks for the rest itself). The pack's bytes as
-        it read them, if it did; what failed its checks in :attr:`damaged`."""
+        """Let it finish for at most ``timeout`` seconds, then stop it; the pack's bytes as
+        it read them, if it did."""
         self.process.join(timeout)
         self._end()
         try:
@@ -96,9 +85,7 @@ def start_head_start(tier: RemoteTier, local: LocalBlobs) -> HeadStart | None:
 
 
 def _bring(tier: RemoteTier, local: LocalBlobs, folder: Path) -> None:
-    """The child: read the pack (left in ``folder`` for the build), keep the blobs it names
-    that are not here, then end. Its tier is a copy: what it reads and its warnings stay
-    in this process."""
+    """The child: read the pack (left in ``folder``) and keep the blobs it names."""
 
     def leave(data: bytes) -> None:
         part = folder / f"{_PACK}.part"

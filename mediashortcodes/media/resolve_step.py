@@ -1,9 +1,6 @@
-"""The pipeline's resolve step: one call that resolves a whole site's shortcodes.
-
-:func:`resolve_site` opens the service lazily, runs the resolver's one algorithm on an
-event loop, writes what was used to the shared cache tier (when the cache has one and may
-write it; even when resolving failed) and closes everything.
-"""
+"""The pipeline's resolve step: :func:`resolve_site` opens the service lazily, runs the
+resolver on an event loop, flushes the shared cache tier (even when resolving failed) and
+closes everything."""
 
 from __future__ import annotations
 
@@ -78,10 +75,8 @@ def resolve_site(
     verify_only: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[Resolution, int, list[str]]:
-    """Every place resolved; the requests sent to the service; the service's warnings.
-
-    A head start taken on the cache (:meth:`MediaCache.start_head_start`) is waited for
-    first. The cache's own warnings (damage, the shared tier's) stay with the cache."""
+    """Every place resolved, the requests sent, and the service's warnings (the cache's
+    stay with it). A head start taken on the cache is waited for first."""
     cache.join_head_start()
     connection = LazyConnection(config)
     resolver = Resolver(
