@@ -251,10 +251,7 @@ class MediaCache:
         return {}
 
     def _get(
-        self,
-        key: str,
-        decode: Callable[[Any], Any],
-        from_snapshot: Callable[[float], bool] = lambda at: True,
+        self, key: str, from_snapshot: Callable[[float], bool] = lambda at: True
     ) -> tuple[float, Any] | None:
         """(fetched at, decoded value) for ``key`` or None: from the snapshot when its entry
         decodes and ``from_snapshot(at)`` accepts it, else from the records."""
@@ -264,27 +261,21 @@ class MediaCache:
                 self._snapshot = self._load_snapshot(self._snapshot_name)
             entry = self._snapshot.get(key)
             if entry is not None:
-                found = self._opened(key, entry, decode, self._snapshot_name)
+                found = self._opened(key, entry, self._snapshot_name)
                 if found is not None and from_snapshot(found[0]):
                     self._used[key] = entry
                     return found
         entry = self._read(key)
-        found = self._opened(key, entry, decode, record_name(key))
+        found = self._opened(key, entry, record_name(key))
         if found is not None and self._snapshot_name is not None:
             self._used[key] = entry
         return found
 
-    def _opened(
-        self, key: str, record: Any, decode: Callable[[Any], Any], where: str
-    ) -> tuple[float, Any] | None:
-        if record is None:
-            return None
-        opened = schema.opened(record, key)
-        value = None if opened is None else decode(opened[1])
-        if value is None:
+    def _opened(self, key: str, record: Any, where: str) -> tuple[float, Any] | None:
+        found = None if record is None else schema.decoded(record, key)
+        if record is not None and found is None:
             self.damaged.append(where)
-            return None
-        return opened[0], value
+        return found
 
     def _read(self, key: str) -> Any:
         record = self._memory.get(key)
@@ -314,16 +305,16 @@ class MediaCache:
     def _fresh(self, at: float) -> bool:
         return self._clock() - at <= self.ttl
 
-    def _get_meta(self, key: str, decode: Callable[[Any], Any]) -> Cached | None:
+    def _get_meta(self, key: str) -> Cached | None:
         """A metadata record; from the snapshot only while fresh, else from the records."""
-        found = self._get(key, decode, self._fresh)
+        found = self._get(key, self._fresh)
         if found is None:
             return None
         at, value = found
         return Cached(value, stale=not self._fresh(at))
 
     def get_file(self, file_id: int) -> Cached | None:
-        cached = self._get_meta(f"file:{file_id}", schema.located_file)
+        cached = self._get_meta(f"file:{file_id}")
         if cached is None:
             return None
         file, _folder = cached.value
@@ -336,17 +327,17 @@ class MediaCache:
 
     def get_location(self, file_id: int) -> int | None:
         key = f"file:{file_id}"
-        found = self._opened(key, self._read(key), schema.located_file, record_name(key))
+        found = self._opened(key, self._read(key), record_name(key))
         return None if found is None else found[1][1]
 
     def get_folders(self) -> Cached | None:
-        return self._get_meta("folders", schema.folders_value)
+        return self._get_meta("folders")
 
     def put_folders(self, folders: list[Folder]) -> None:
         self._set("folders", [asdict(f) for f in folders])
 
     def get_formats(self) -> Cached | None:
-        return self._get_meta("formats", schema.formats_value)
+        return self._get_meta("formats")
 
     def put_formats(self, formats: list[Format]) -> None:
         self._set("formats", [asdict(f) for f in formats])
@@ -356,8 +347,8 @@ class MediaCache:
         return f"variant:{file.id}:{format_id}:{crop_key}:{file.uploaded}:{file.filesize}"
 
     def get_variant(self, key: str) -> Stored | None:
-        got = self._get(key, schema.stored)
-        if got is None:
+        got = self._get(key)
+        if got is None or not isinstance(got[1], Stored):
             return None
         found: Stored = got[1]
         # The warm path's one look at the blob (regular file, size, signature). One that

@@ -26,8 +26,6 @@ __all__ = [
     "Stored",
     "dumps",
     "envelope",
-    "folders_value",
-    "formats_value",
     "head_fits",
     "is_image_of",
     "is_sha256",
@@ -185,21 +183,14 @@ def located_file(value: Any) -> tuple[File, int] | None:
         return None
 
 
-def _listed(cls: type[T], value: Any) -> list[T] | None:
-    if type(value) is not list:
-        return None
-    try:
-        return [_build(cls, item) for item in value]
-    except Invalid:
-        return None
+def _listed(cls: type[T]) -> Callable[[Any], list[T] | None]:
+    def decode(value: Any) -> list[T] | None:
+        try:
+            return [_build(cls, item) for item in value] if type(value) is list else None
+        except Invalid:
+            return None
 
-
-def folders_value(value: Any) -> list[Folder] | None:
-    return _listed(Folder, value)
-
-
-def formats_value(value: Any) -> list[Format] | None:
-    return _listed(Format, value)
+    return decode
 
 
 # -- blobs --------------------------------------------------------------------------------------
@@ -237,14 +228,16 @@ HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
 }
 _DECODERS: dict[str, Callable[[Any], Any]] = {
     "file": located_file,
-    "folders": folders_value,
-    "formats": formats_value,
+    "folders": _listed(Folder),
+    "formats": _listed(Format),
     **{kind: stored for kind in STORED_KINDS},
 }
 
 
-def decoded(record: Any, key: str) -> Any:
-    """The value of ``record`` (read under ``key``) decoded by its kind, or None."""
-    opened_record = opened(record, key)
+def decoded(record: Any, key: str) -> tuple[float, Any] | None:
+    """(fetched at, value) of ``record`` (read under ``key``), decoded by its kind; None
+    when it is not this version's record of that kind."""
+    found = opened(record, key)
     decode = _DECODERS.get(key.partition(":")[0])
-    return None if opened_record is None or decode is None else decode(opened_record[1])
+    value = None if found is None or decode is None else decode(found[1])
+    return None if value is None else (found[0], value)  # type: ignore[index]

@@ -74,11 +74,11 @@ def _verdict(
         key = record.get("key") if type(record) is dict else None
         if type(key) is not str or record_name(key) != name:
             return "not a record of this version, or under another record's name"
-        value = schema.decoded(record, key)
-        if value is None:
+        found = schema.decoded(record, key)
+        if found is None:
             return "its fields do not fit this version's record"
-        if isinstance(value, Stored):
-            variants.append((name, value))
+        if isinstance(found[1], Stored):
+            variants.append((name, found[1]))
         report.records += 1
         return ""
     if folder == SNAPSHOTS and name.endswith(".json"):

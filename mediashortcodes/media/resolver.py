@@ -1,17 +1,15 @@
 """Resolve every shortcode of a build against the cache and the service, concurrently.
 
-All references of all pages are known before anything is fetched; each distinct file
-and image variant is fetched once (work in flight is shared by key), at most `jobs`
-requests at a time. One algorithm: answering from the cache alone is this algorithm
-finding everything in the cache, and the client is opened only for what it lacks, so a
-warm build sends no request at all, not even for a token.
+Each distinct file and variant is fetched once, at most `jobs` requests at a time. One
+algorithm: what the cache holds answers at once and the client is opened only for the
+rest, so a warm build sends no request at all, not even for a token.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -172,7 +170,7 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
 
 class _Places:
     """The places grouped by meaning (all but their location): the work is done once per
-    group. Grouped by text first (its hash is cached; the same text means the same)."""
+    group. Grouped by text first (its hash is cached)."""
 
     def __init__(self, codes: list[Shortcode]) -> None:
         self.codes = codes
@@ -224,8 +222,7 @@ class _Decided:
 
 
 class _Variants:
-    """Each variant once per build, whichever shortcodes ask for it: from the cache at once,
-    else downloaded in a task (at most ``jobs`` at a time)."""
+    """Each variant once per build: from the cache at once, else downloaded in a task."""
 
     def __init__(self, assets: Assets, jobs: int) -> None:
         self.assets = assets
@@ -309,11 +306,9 @@ class Resolver:
         self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
 
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
-        """Every place's outcome. What the cache holds answers at once; the client is opened
-        only for what it lacks, so a warm build sends no request."""
+        """Every place's outcome."""
         places = _Places(list(shortcodes))
-        # Side by side: cold, the format list costs no extra round trip; with the service
-        # down, the two retry sequences before the cache's older copies are used overlap.
+        # Side by side: cold, no extra round trip; with the service down, the retries overlap.
         files, formats = await asyncio.gather(
             self.catalog.files(sc.file_id for sc in places.firsts),
             self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
@@ -350,8 +345,7 @@ class Resolver:
     def _decide(
         self, places: _Places, files: dict[int, File], formats: list[Format] | None
     ) -> _Decided:
-        """Each group's outcome where the metadata decides it, else the variant it needs;
-        the warnings, in the order of the pages."""
+        """Each group's outcome where the metadata decides it, else the variant it needs."""
         codes = places.codes
         decided = _Decided(Resolution(codes), [None] * len(codes))
         result = decided.result
@@ -406,36 +400,16 @@ class Resolver:
         result.remote_hits = self.assets.remote_hits
         return result
 
-    def _clicks(
-        self, places: _Places, results: list[Outcome | None]
-    ) -> list[tuple[list[int], VideoOutcome]]:
-        """The groups of click-to-load videos, with their outcome so far."""
-        clicks: list[tuple[list[int], VideoOutcome]] = []
-        for group in places.groups:
-            video = results[group[0]]
-            if isinstance(video, VideoOutcome) and self._load(places.codes[group[0]]) == "click":
-                clicks.append((group, video))
-        return clicks
-
-    def _with_posters(
-        self,
-        places: _Places,
-        results: list[Outcome | None],
-        posters: Mapping[int, Published | Failure | None],
-    ) -> None:
-        """Each click-to-load video's places given its poster (by file id), or its failure."""
-        for group, video in self._clicks(places, results):
-            found = posters[video.file.id]
-            outcome: Outcome = (
-                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
-            )
-            for i in group:
-                results[i] = outcome
-
     async def _posters(self, places: _Places, results: list[Outcome | None]) -> None:
         """Each click-to-load video's preview image, once per file: one the service cannot
         give is a warning (a placeholder shows), an outage a failure as for images."""
-        files = {video.file.id: video.file for _, video in self._clicks(places, results)}
+        clicks = [
+            (group, video)
+            for group in places.groups
+            if isinstance(video := results[group[0]], VideoOutcome)
+            and (places.codes[group[0]].option("load") or self.config.video.load) == "click"
+        ]
+        files = {video.file.id: video.file for _, video in clicks}
         semaphore = asyncio.Semaphore(self.jobs)
 
         async def poster(file: File) -> Published | Failure | None:
@@ -457,7 +431,13 @@ class Resolver:
             return None if stored is None else Published(poster_name(file, stored), stored)
 
         posters = dict(zip(files, await asyncio.gather(*map(poster, files.values())), strict=True))
-        self._with_posters(places, results, posters)
+        for group, video in clicks:
+            found = posters[video.file.id]
+            outcome: Outcome = (
+                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
+            )
+            for i in group:
+                results[i] = outcome
 
     def _image(
         self,
@@ -492,9 +472,6 @@ class Resolver:
         if isinstance(exc, MediaShortcodesError):
             return Failure(f"file {file.id}{what}: {exc}", exc)
         raise exc
-
-    def _load(self, sc: Shortcode) -> str:
-        return sc.option("load") or self.config.video.load
 
     def _sizes(self, sc: Shortcode) -> str:
         return sc.option("sizes") or self.config.images.sizes or "100vw"
@@ -569,8 +546,7 @@ class Resolver:
     def _alt_text(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
     ) -> None:
-        """Warn about an image with no alt text anywhere (published as decorative, alt="",
-        which is more often an oversight than a choice)."""
+        """Warn about an image with no alt text anywhere (published as alt="")."""
         if not self.config.images.warn_missing_alt:
             return
         if codes[group[0]].option("alt") is None and not file.alttext.strip():
