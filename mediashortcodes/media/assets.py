@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CacheMissError, InvalidResponseError, NotFoundError, ServiceError
 from ..records import Crop, File
@@ -108,16 +108,7 @@ class Assets:
             "file %d (%s) is not in the cache: downloading it", file.id, _label(format_id, crop)
         )
         data, info = await self._fetch(file, format_id, crop)
-        probe = imageinfo.probe(data)
-        if not imageinfo.matches(probe, info.filetype or probe.kind):
-            raise InvalidResponseError(
-                f"file {file.id}: the service announced a {info.filetype} file but sent "
-                f"{probe.kind}; the download was not used"
-            )
-        self.downloads += 1
-        return self.cache.put_variant(
-            key, data, ext=probe.extension, width=probe.width, height=probe.height
-        )
+        return self._store(key, data, file.id, info.filetype)
 
     @staticmethod
     def _poster_key(file: File) -> str:
@@ -153,14 +144,22 @@ class Assets:
                 "--offline"
             )
         client = await self.connect()
-        data = await client.download(url, max_bytes=self.max_bytes)
+        return self._store(key, await client.download(url, max_bytes=self.max_bytes), file.id)
+
+    def _store(self, key: str, data: bytes, file_id: int, filetype: str = "") -> Stored:
+        """Store a download that is an image (of ``filetype``, when announced)."""
         probe = imageinfo.probe(data)  # raises on anything that is not an image
+        if not imageinfo.matches(probe, filetype or probe.kind):
+            raise InvalidResponseError(
+                f"file {file_id}: the service announced a {filetype} file but sent "
+                f"{probe.kind}; the download was not used"
+            )
         self.downloads += 1
         return self.cache.put_variant(
             key, data, ext=probe.extension, width=probe.width, height=probe.height
         )
 
-    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> tuple[bytes, object]:
+    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> tuple[bytes, Any]:
         client = await self.connect()
         for attempt in (1, 2):
             infos = await client.download_info(file.id, format_id, crop)
