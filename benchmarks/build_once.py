@@ -42,16 +42,17 @@ def main(argv: list[str] | None = None) -> None:
     from mediashortcodes import config
 
     loaded = config.load(args.site)
-    head_start = None
+    cache = None
     if loaded.cache.remote:  # as `mediashortcodes build` does, before the builder's imports
-        from mediashortcodes.site.head_start import head_start_for
+        from mediashortcodes.media.cache import cache_for
 
-        head_start = head_start_for(loaded, jobs=args.jobs)
+        cache = cache_for(loaded, shared=True, jobs=args.jobs or loaded.build.jobs)
+        cache.start_head_start(str(loaded.root))
     from mediashortcodes.site.builder import BuildOptions, SiteBuilder
     from mediashortcodes.site.workers import workers_for
 
     options = BuildOptions(output=args.output, jobs=args.jobs, workers=args.workers)
-    result = SiteBuilder(loaded, options, head_start=head_start).build()
+    result = SiteBuilder(loaded, options, cache=cache).build()
     workers = workers_for(args.workers, result.pages)
     seconds = time.perf_counter() - began
     # The workers' CPU too: they have ended (been waited for) when the build returns.

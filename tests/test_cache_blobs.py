@@ -108,33 +108,27 @@ def test_a_variant_record_that_does_not_fit_stored_is_a_miss(cache):
         assert MediaCache(cache.root, "test", ttl=60).get_variant("variant:1") is None, value
 
 
-def test_a_warm_variant_lookup_never_follows_a_link_and_reads_only_the_blobs_start(
-    cache, monkeypatch
+def test_a_blob_linked_in_its_place_is_a_miss_with_one_warning_and_never_published(
+    cache, tmp_path: Path
 ):
-    cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
+    # A warm lookup never follows a link at the blob's name, even to the right bytes.
+    stored = cache.put_variant("variant:1", DATA, ext="png", width=2, height=3)
     cache.open_snapshot("/sites/blog")
     cache.get_variant("variant:1")
     assert cache.save_snapshot()
+    elsewhere = tmp_path / "elsewhere.png"
+    elsewhere.write_bytes(DATA)
+    blob = cache.blob_path(stored)
+    blob.unlink()
+    blob.symlink_to(elsewhere)
     warm = MediaCache(cache.root, "test", ttl=60)
     warm.open_snapshot("/sites/blog")
-    warm.get_variant("variant:1")  # reads the snapshot and checks the folders once
-    opened: list[int] = []
-    reads: list[int] = []
-    real_open, real_read = os.open, os.read
-
-    def counting_open(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
-        opened.append(flags)
-        return real_open(path, flags, *args, **kwargs)
-
-    def counting_read(fd, n):  # type: ignore[no-untyped-def]
-        reads.append(n)
-        return real_read(fd, n)
-
-    monkeypatch.setattr(os, "open", counting_open)
-    monkeypatch.setattr(os, "read", counting_read)
-    assert warm.get_variant("variant:1") is not None
-    assert len(opened) == 1 and opened[0] & os.O_NOFOLLOW
-    assert reads == [16], "a cheap look at the signature, not the whole blob"
+    assert warm.get_variant("variant:1") is None
+    assert len(warm.warnings()) == 1
+    with pytest.raises(FileNotFoundError):
+        publish(warm, stored, tmp_path / "site" / "a.png")
+    assert not (tmp_path / "site" / "a.png").exists()
+    assert elsewhere.read_bytes() == DATA  # the link's target is left alone
 
 
 def test_a_blob_another_build_wrote_again_after_the_check_is_still_published(cache, tmp_path: Path):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import format_datetime
 
 import pytest
 
 from mediashortcodes.client.retry import RetryPolicy, is_retryable_status, parse_retry_after
 
-NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc).timestamp()
+NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC).timestamp()
 
 
 @pytest.mark.parametrize(
@@ -32,7 +32,7 @@ def test_retry_after_in_seconds(value, seconds):
 
 
 def test_retry_after_as_an_http_date_counts_from_now():
-    when = datetime(2024, 5, 1, 12, 0, 30, tzinfo=timezone.utc)
+    when = datetime(2024, 5, 1, 12, 0, 30, tzinfo=UTC)
     assert parse_retry_after(format_datetime(when, usegmt=True), NOW) == pytest.approx(30.0)
 
 

@@ -116,13 +116,19 @@ def build(
             config = config_mod.with_site_base_url(config, base_url)
         if report and config.usage.enabled:
             config_mod.require_site_base_url(config)  # before the build, not after it
-        head_start = None
-        if config.cache.remote:  # before the builder's imports: its images come meanwhile
-            from ..site.head_start import head_start_for
+        cache = None
+        if config.cache.remote and not (offline or refresh):
+            # Before the builder's imports: the shared tier's images come meanwhile.
+            from ..media.cache import cache_for
 
-            head_start = head_start_for(
-                config, jobs=jobs, read_only=cache_read_only, offline=offline, refresh=refresh
+            cache = cache_for(
+                config,
+                read_only=cache_read_only,
+                shared=True,
+                shared_write=cache_write,
+                jobs=jobs or config.build.jobs,
             )
+            cache.start_head_start(str(config.root))
         from ..site.builder import BuildOptions, SiteBuilder
 
         options = BuildOptions(
@@ -135,7 +141,7 @@ def build(
             workers=workers,
             keep_going=keep_going or config.build.on_missing == "placeholder",
         )
-        result = _run(SiteBuilder(config, options, head_start=head_start), outcome)
+        result = _run(SiteBuilder(config, options, cache=cache), outcome)
         _echo_outcome(result)
         say(f"built {result.summary()}")
         if report:

@@ -1,9 +1,8 @@
 """Image variants: download information -> download -> verify -> store -> publish.
 
-A download link expires (300 s in the spec), so each download follows its download
-information at once; a link that has expired anyway is asked for again, once.
-Published names are built here, never taken from the service as they are: a slug of the
-file name, the id, the variant and a content hash, so a name changes when the bytes do.
+A download link expires, so each download follows its download information at once (an
+expired one is asked for again, once). Published names are built here, never taken from
+the service: a slug of the file name, the id, the variant and a content hash.
 """
 
 from __future__ import annotations
@@ -15,21 +14,18 @@ import unicodedata
 from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CacheMissError, InvalidResponseError, NotFoundError, ServiceError
 from ..records import Crop, File
 from . import imageinfo
 from .cache import MediaCache, Stored
-from .catalog import Prefetch
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
 
 Connect = Callable[[], Awaitable["AsyncClient"]]
 log = logging.getLogger("mediashortcodes")
-
-EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp"}
 
 
 def variant_label(format_id: int, crop: Crop | None) -> str:
@@ -73,20 +69,17 @@ class Assets:
         *,
         max_bytes: int,
         offline: bool = False,
-        remote: Prefetch | None = None,
     ) -> None:
         self.cache = cache
         self.connect = connect
         self.max_bytes = max_bytes
         self.offline = offline
-        self.remote = None if offline else remote
         self.downloads = 0
         self.hits = 0
-        self.remote_hits = 0  # variants the shared tier answered
+        self.remote_hits = 0  # variants the cache's shared tier answered
 
     def cached(self, file: File, format_id: int, crop: Crop | None) -> tuple[str, Stored] | None:
-        """The variant (its key, uncounted: see :meth:`count_hit`) from what the cache holds
-        now, never a network call."""
+        """The variant and its key if the cache holds it now (uncounted; no network call)."""
         key = self.key(file, format_id, crop)
         stored = self.cache.get_variant(key)
         return None if stored is None else (key, stored)
@@ -95,8 +88,7 @@ class Assets:
         return self.cache.variant_key(file, format_id, crop.key() if crop else "")
 
     def count_hit(self, key: str) -> None:
-        """Count an image found without asking the service: the shared tier's when this
-        build took its record from there (a head start's pack), else the local cache's."""
+        """Count an image found without asking the service (the shared tier's or local)."""
         if key in self.cache.remote_keys:
             self.remote_hits += 1
         else:
@@ -116,16 +108,7 @@ class Assets:
             "file %d (%s) is not in the cache: downloading it", file.id, _label(format_id, crop)
         )
         data, info = await self._fetch(file, format_id, crop)
-        probe = imageinfo.probe(data)
-        if not imageinfo.matches(probe, info.filetype or probe.kind):
-            raise InvalidResponseError(
-                f"file {file.id}: the service announced a {info.filetype} file but sent "
-                f"{probe.kind}; the download was not used"
-            )
-        self.downloads += 1
-        return self.cache.put_variant(
-            key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height
-        )
+        return self._store(key, data, file.id, info.filetype)
 
     @staticmethod
     def _poster_key(file: File) -> str:
@@ -133,33 +116,24 @@ class Assets:
         return f"poster:{file.id}:{file.uploaded}:{file.filesize}"
 
     async def _cached(self, key: str) -> Stored | None:
-        """The image stored under ``key``: the local cache's, else the shared tier's (asked
-        before the service, checked and kept like a local entry); None when neither has it."""
+        """The image under ``key`` from the cache or its shared tier (never --offline)."""
         stored = self.cache.get_variant(key)
         if stored is not None:
             self.count_hit(key)
             return stored
-        if self.remote is not None:
-            await self.remote.prefetch([key])
+        if not self.offline and await self.cache.prefetch([key]):
             stored = self.cache.get_variant(key)
             if stored is not None:
                 self.remote_hits += 1
         return stored
 
-    def poster_in_cache(self, file: File) -> tuple[str, Stored] | None:
-        """A video's preview image (its key, uncounted) from what the cache holds now (the
-        warm path's look-up)."""
-        key = self._poster_key(file)
-        stored = self.cache.get_variant(key)
-        return None if stored is None else (key, stored)
-
     async def cached_poster(self, file: File) -> Stored | None:
-        """A video's preview image from the local cache or the shared tier, if either has it."""
+        """A video's preview image from the cache or the shared tier, if either has it."""
         return await self._cached(self._poster_key(file))
 
     async def poster(self, file: File) -> Stored | None:
-        """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded,
-        verified to be an image and stored like a variant; None when the file has none."""
+        """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded and
+        stored like a variant; None when the file has none."""
         url = file.small_preview or file.thumb_preview
         if not url:
             return None
@@ -170,14 +144,22 @@ class Assets:
                 "--offline"
             )
         client = await self.connect()
-        data = await client.download(url, max_bytes=self.max_bytes)
+        return self._store(key, await client.download(url, max_bytes=self.max_bytes), file.id)
+
+    def _store(self, key: str, data: bytes, file_id: int, filetype: str = "") -> Stored:
+        """Store a download that is an image (of ``filetype``, when announced)."""
         probe = imageinfo.probe(data)  # raises on anything that is not an image
+        if not imageinfo.matches(probe, filetype or probe.kind):
+            raise InvalidResponseError(
+                f"file {file_id}: the service announced a {filetype} file but sent "
+                f"{probe.kind}; the download was not used"
+            )
         self.downloads += 1
         return self.cache.put_variant(
-            key, data, ext=EXTENSIONS[probe.kind], width=probe.width, height=probe.height
+            key, data, ext=probe.extension, width=probe.width, height=probe.height
         )
 
-    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> tuple[bytes, object]:
+    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> tuple[bytes, Any]:
         client = await self.connect()
         for attempt in (1, 2):
             infos = await client.download_info(file.id, format_id, crop)

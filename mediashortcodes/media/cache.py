@@ -1,44 +1,29 @@
 """The disk cache: metadata with a time-to-live, image variants, content-addressed blobs.
 
-The cache holds data only (``store.py`` has its layout): image bytes as files named by their
-SHA-256, so they can be hard-linked into a site, and small versioned JSON records keyed by
-what was asked. Each service gets its own folder (a hash of its URL), so a sandbox and a
-real service never mix. Nothing in it is ever unpickled or evaluated.
-
-Keys are built from every input that changes the output (STYLE.md): a variant is keyed by
-file id, format, crop and the file's ``uploaded`` time and size, so a file replaced
-upstream is fetched again as soon as its metadata is refreshed.
-
-A site build also keeps a *snapshot*: one JSON file holding every record the build used,
-so the next build of the same site reads one file instead of one record per file and
-variant. It is only a shortcut: a stale metadata entry in it, or a variant whose blob is
-gone, falls through to the records themselves, exactly as without it.
-
-The cache is not trusted (a CI cache is restored from what other jobs wrote): anything in
-it that fails its checks is a miss, fetched again, and counted for one warning line naming
-the cache. A blob is published only when it is a regular file of the recorded size that
-starts with its image type's signature; its full hash is checked when it is stored and by
-``cache verify``. Whoever can write the cache can still swap one valid image for another:
-a read-only cache (``read_only``) is the defence for untrusted builds: it reads the cache
-and writes nothing into it, keeping what it fetched in a temporary folder of its own.
+Data only (``store.py`` has the layout): blobs named by their SHA-256, hard-linked into a
+site, and JSON records keyed by every input that changes the output. A site build also
+keeps a *snapshot*, the records it used in one file (a shortcut only). Anything failing
+its checks is a miss, fetched again, and one warning (docs/reliability.md). A read-only
+cache writes nothing into it. The shared tier (``remote_tier``) is one more backend,
+read and written through this cache only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from ..client.redact import redact_urls_in
 from ..config import Config
 from ..records import File, Folder, Format
 from . import cache_records as schema
 from .cache_records import Stored
+from .cache_verify import VerifyReport, verify
 from .store import (
     BLOBS,
     MAX_RECORD_BYTES,
@@ -47,8 +32,9 @@ from .store import (
     Backend,
     BlobCheck,
     LocalStore,
+    SharedTier,
     blob_name,
-    is_sha256,
+    namespace_for,
     open_checked,
     publish_blob,
     record_name,
@@ -58,6 +44,7 @@ from .store import (
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from .head_start import HeadStart
     from .remote_tier import RemoteTier
 
 # Damage found in the shared tier is named with this prefix (``remote records/ab/...``).
@@ -74,46 +61,38 @@ class Cached:
     stale: bool
 
 
-@dataclass
-class VerifyReport:
-    """What ``cache verify`` found: entries kept, and each removed one with why."""
-
-    records: int = 0
-    blobs: int = 0
-    snapshots: int = 0
-    removed: list[tuple[str, str]] = field(default_factory=list)
-
-
 def cache_for(
-    config: Config, *, read_only: bool = False, remote: RemoteTier | None = None
+    config: Config,
+    *,
+    read_only: bool = False,
+    shared: bool = False,
+    shared_write: bool = False,
+    jobs: int | None = None,
 ) -> MediaCache:
-    """The cache of the configured service; read-only when asked here or by the config
-    (``[cache] read_only``, MEDIASHORTCODES_CACHE_READ_ONLY); with ``remote``, the shared
-    tier behind it (``remote_tier.shared_tier``), written only when that tier may write."""
+    """The configured service's cache, read-only when asked or configured. With ``shared``
+    (a build) and ``[cache] remote``, the shared tier behind it, written only when
+    ``shared_write`` (or ``[cache] remote_write``) and the cache is not read-only."""
     service = config.service
     read_only = read_only or config.cache.read_only
-    cache = MediaCache(
+    namespace = namespace_for(service.base_url, service.sandbox)
+    write = (shared_write or config.cache.remote_write) and not read_only
+    tier = None
+    if shared and config.cache.remote:  # its module only for a site that has one
+        from .remote_tier import open_tier
+
+        tier = open_tier(config, namespace, write=write, jobs=jobs or config.build.jobs)
+    return MediaCache(
         config.cache_dir,
-        namespace_for(service.base_url, service.sandbox),
+        namespace,
         ttl=config.cache.metadata_ttl,
         read_only=read_only,
-        remote=remote,
-        remote_write=remote is not None and remote.store.write_enabled and not read_only,
+        remote=tier,
+        remote_write=write and tier is not None,
     )
-    if remote is not None:  # a blob already here is not asked of the shared tier
-        remote.have_blob = cache.has_blob
-        remote.blob_bytes = cache.blob_bytes  # what a trusted build's images' pack holds
-    return cache
 
 
 def _snapshot_name(site: str) -> str:
     return f"{SNAPSHOTS}/{hashlib.sha256(site.encode()).hexdigest()[:16]}.json"
-
-
-def namespace_for(base_url: str, sandbox: bool) -> str:
-    if sandbox:
-        return "sandbox"
-    return hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:16]
 
 
 class MediaCache:
@@ -135,14 +114,14 @@ class MediaCache:
         self.read_only = read_only
         self._clock = clock
         self._store = LocalStore(self.dir)
-        # A shared tier of the same layout (names relative to this service's folder): asked
-        # when the local folder misses; written only when trusted (``remote_write``).
+        # The shared tier (names relative to this folder): asked when the local folder
+        # misses, written only when trusted. ``_tier`` stays when a failing one is dropped.
         self._remote = remote
         self._remote_write = remote_write and not read_only
-        self._tier = remote  # kept when the tier is dropped: its damage is still reported
+        self._tier = remote
+        self._head_start: HeadStart | None = None
         self._notes: list[str] = []
-        # Read-only: what this build fetched lives here and in a scratch folder, never in
-        # the cache; both go when the cache is closed.
+        # Records fetched when read-only (or taken from the tier): memory, not the cache.
         self._memory: dict[str, dict[str, Any]] = {}
         self._scratch: LocalStore | None = None
         self._checked: dict[str, BlobCheck] = {}  # sha256 -> the blob file found fit
@@ -154,18 +133,19 @@ class MediaCache:
         self._asked: set[str] = set()  # keys this build looked up
 
     def close(self) -> None:
+        if self._head_start is not None:
+            self._head_start.stop()
+            self._head_start = None
         if self._scratch is not None:
             self._scratch.clear()
             self._scratch = None
 
-    def _damage(self, name: str) -> None:
-        self.damaged.append(name)
-
     def warnings(self) -> list[str]:
         """Warning lines about the cache since it was opened: damage, a shared tier lost."""
-        lines = list(self._notes)
-        tier = {f"{REMOTE}{name}" for name in getattr(self._tier, "damaged", ())}
-        remote = len({name for name in self.damaged if name.startswith(REMOTE)} | tier)
+        tier = self._shared()
+        lines = [*self._notes, *(tier.notes if tier else ())]
+        damaged = {f"{REMOTE}{name}" for name in (tier.damaged if tier else ())}
+        remote = len({name for name in self.damaged if name.startswith(REMOTE)} | damaged)
         if remote:
             lines.append(
                 f"warning: the shared cache held {remote} entr{'y' if remote == 1 else 'ies'} "
@@ -176,8 +156,7 @@ class MediaCache:
         return [*lines, *([damage] if damage else [])]
 
     def damage_warning(self) -> str | None:
-        """One line about what failed its checks in the local folder, if anything (the
-        shared tier's damage has a line of its own: :meth:`warnings`)."""
+        """One line about what failed its checks in the local folder, if anything."""
         local = {name for name in self.damaged if not name.startswith(REMOTE)}
         if not local:
             return None
@@ -192,20 +171,60 @@ class MediaCache:
             f"entr{'y' if count == 1 else 'ies'}, ignored and fetched again ({fix})"
         )
 
-    # -- the site snapshot -----------------------------------------------------------------
+    def _shared(self) -> RemoteTier | None:
+        """The shared tier, if the remote backend is one (not a plain Backend)."""
+        return cast("RemoteTier", self._tier) if isinstance(self._tier, SharedTier) else None
+
+    async def prefetch(self, keys: Iterable[str]) -> bool:
+        """Bring the records of ``keys`` and their images from the shared tier all at once,
+        for the look-ups after it; False, asking nothing, without one."""
+        tier = self._shared()
+        if tier is None or self._remote is None:
+            return False
+        await tier.prefetch(keys, self)
+        return True
+
+    async def flush_shared(self, *, finished: bool) -> None:
+        """Write what this build fetched to the shared tier (if trusted) and close it; when
+        the build ``finished``, the records it used and their packs too."""
+        tier = self._shared()
+        if tier is not None:
+            try:
+                await tier.flush(self.used_records() if finished else None, self)
+            finally:
+                await tier.aclose()
+
+    def start_head_start(self, site: str) -> None:
+        """A fresh runner's head start on the shared tier's images (``head_start.py``);
+        none for a read-only cache or a warm runner."""
+        tier = self._shared()
+        if tier is None or self.read_only or self._head_start or self.has_snapshot(site):
+            return
+        from .head_start import start_head_start
+
+        self._head_start = start_head_start(tier, self)
+
+    def join_head_start(self) -> None:
+        """Wait for the head start (at most the tier's timeout); answer from its pack."""
+        head_start, self._head_start = self._head_start, None
+        tier = self._shared()
+        if head_start is None or tier is None:
+            return
+        pack = head_start.wait(tier.store.timeout)
+        if pack is not None:
+            tier.give_pack(pack)
+            tier.damaged.update(head_start.damaged)
 
     def open_snapshot(self, site: str, *, read: bool = True) -> None:
         """Track the records this build uses for `site`; unless `read` is false (--refresh),
-        answer from the snapshot its last build saved before asking the records one by one.
-        The snapshot is read on the first lookup: a site without shortcodes never opens the cache.
-        """
+        answer from its last snapshot first (read on the first lookup)."""
         self._snapshot_name = _snapshot_name(site)
         self._snapshot = None if read else {}
         self._used, self._asked = {}, set()
 
     def save_snapshot(self) -> bool:
-        """Save the records this build used as its site's snapshot; a build that used exactly
-        the snapshot (or a read-only cache) writes nothing. True if it wrote."""
+        """Save the records this build used as the site's snapshot, unless unchanged or
+        read-only. True if it wrote."""
         name = self._snapshot_name
         if name is None or self.read_only or self._used == (self._snapshot or {}):
             return False
@@ -215,8 +234,7 @@ class MediaCache:
         return True
 
     def used_records(self) -> dict[str, Any] | None:
-        """Key -> record of what this build used (None unless a snapshot was opened): what
-        a trusted build shares as the shared tier's pack."""
+        """Key -> record of what this build used (None without a snapshot): the tier's pack."""
         return None if self._snapshot_name is None else dict(self._used)
 
     def _load_snapshot(self, name: str) -> dict[str, Any]:
@@ -229,45 +247,35 @@ class MediaCache:
         ):
             return snapshot["records"]
         if data is not None:  # there, but not a snapshot this version wrote: rebuilt
-            self._damage(name)
+            self.damaged.append(name)
         return {}
 
     def _get(
-        self,
-        key: str,
-        decode: Callable[[Any], Any],
-        from_snapshot: Callable[[float], bool] = lambda at: True,
+        self, key: str, from_snapshot: Callable[[float], bool] = lambda at: True
     ) -> tuple[float, Any] | None:
-        """(fetched at, decoded value) for ``key``, or None (a miss): from the snapshot when
-        it holds an entry that decodes and ``from_snapshot(at)`` accepts, else from the
-        records. ``decode`` returns None for a value that does not fit."""
+        """(fetched at, decoded value) for ``key`` or None: from the snapshot when its entry
+        decodes and ``from_snapshot(at)`` accepts it, else from the records."""
         if self._snapshot_name is not None:
             self._asked.add(key)
             if self._snapshot is None:
                 self._snapshot = self._load_snapshot(self._snapshot_name)
             entry = self._snapshot.get(key)
             if entry is not None:
-                found = self._opened(key, entry, decode, self._snapshot_name)
+                found = self._opened(key, entry, self._snapshot_name)
                 if found is not None and from_snapshot(found[0]):
                     self._used[key] = entry
                     return found
         entry = self._read(key)
-        found = self._opened(key, entry, decode, record_name(key))
+        found = self._opened(key, entry, record_name(key))
         if found is not None and self._snapshot_name is not None:
             self._used[key] = entry
         return found
 
-    def _opened(
-        self, key: str, record: Any, decode: Callable[[Any], Any], where: str
-    ) -> tuple[float, Any] | None:
-        if record is None:
-            return None
-        opened = schema.opened(record, key)
-        value = None if opened is None else decode(opened[1])
-        if value is None:
-            self._damage(where)
-            return None
-        return opened[0], value
+    def _opened(self, key: str, record: Any, where: str) -> tuple[float, Any] | None:
+        found = None if record is None else schema.decoded(record, key)
+        if record is not None and found is None:
+            self.damaged.append(where)
+        return found
 
     def _read(self, key: str) -> Any:
         record = self._memory.get(key)
@@ -279,7 +287,7 @@ class MediaCache:
             return self._remote_record(key, name)
         record = schema.loads(data)
         if data is not None and record is None:
-            self._damage(name)
+            self.damaged.append(name)
             return None
         return record
 
@@ -290,27 +298,23 @@ class MediaCache:
         else:
             data = schema.dumps(record)
             self._store.put(record_name(key), data)
-            if self._remote_write:
-                self._remote_call(self._remote.put, record_name(key), data)  # type: ignore[union-attr]
+            self._share(record_name(key), data)
         if key in self._asked:  # fetched because it was missing or stale: used from now on
             self._used[key] = record
-
-    # -- metadata -------------------------------------------------------------------------
 
     def _fresh(self, at: float) -> bool:
         return self._clock() - at <= self.ttl
 
-    def _get_meta(self, key: str, decode: Callable[[Any], Any]) -> Cached | None:
-        """A metadata record; from the snapshot only while fresh (another build may have
-        written a fresher record since), else as the records have it, stale or not."""
-        found = self._get(key, decode, self._fresh)
+    def _get_meta(self, key: str) -> Cached | None:
+        """A metadata record; from the snapshot only while fresh, else from the records."""
+        found = self._get(key, self._fresh)
         if found is None:
             return None
         at, value = found
         return Cached(value, stale=not self._fresh(at))
 
     def get_file(self, file_id: int) -> Cached | None:
-        cached = self._get_meta(f"file:{file_id}", schema.located_file)
+        cached = self._get_meta(f"file:{file_id}")
         if cached is None:
             return None
         file, _folder = cached.value
@@ -323,62 +327,53 @@ class MediaCache:
 
     def get_location(self, file_id: int) -> int | None:
         key = f"file:{file_id}"
-        found = self._opened(key, self._read(key), schema.located_file, record_name(key))
+        found = self._opened(key, self._read(key), record_name(key))
         return None if found is None else found[1][1]
 
     def get_folders(self) -> Cached | None:
-        return self._get_meta("folders", schema.folders_value)
+        return self._get_meta("folders")
 
     def put_folders(self, folders: list[Folder]) -> None:
         self._set("folders", [asdict(f) for f in folders])
 
     def get_formats(self) -> Cached | None:
-        return self._get_meta("formats", schema.formats_value)
+        return self._get_meta("formats")
 
     def put_formats(self, formats: list[Format]) -> None:
         self._set("formats", [asdict(f) for f in formats])
-
-    # -- image variants -------------------------------------------------------------------
 
     @staticmethod
     def variant_key(file: File, format_id: int, crop_key: str) -> str:
         return f"variant:{file.id}:{format_id}:{crop_key}:{file.uploaded}:{file.filesize}"
 
     def get_variant(self, key: str) -> Stored | None:
-        got = self._get(key, schema.stored)
-        if got is None:
+        got = self._get(key)
+        if got is None or not isinstance(got[1], Stored):
             return None
         found: Stored = got[1]
-        # The warm path's one look at the blob: a regular file (never through a link) of
-        # the recorded size that starts with its type's signature. A blob removed by hand is
-        # a miss; one that fails the check is damage: deleted (unless read-only), so the
-        # variant is downloaded and verified again, never published as it is.
-        check = self._check(found)
-        if check is not None:
+        # The warm path's one look at the blob (regular file, size, signature). One that
+        # fails is damage, deleted unless read-only, and downloaded again.
+        if self._check(found) is not None:
             return found
-        if self._store.kind(blob_name(found.sha256)):
-            self._damage(blob_name(found.sha256))
+        name = blob_name(found.sha256)
+        if self._store.kind(name):
+            self.damaged.append(name)
             if not self.read_only:
-                self._store.delete(blob_name(found.sha256))
-        if self._remote is not None and self._blob_from_remote(found):
-            return found
+                self._store.delete(name)
+        # One byte over the size: a longer object is damage, not a plain miss.
+        if self._from_remote(name, found.size + 1, lambda data: self.keep_blob(found, data)):
+            return found if self._check(found) is not None else None
         return None
 
     def _remote_record(self, key: str, name: str) -> Any:
-        """The shared tier's record for ``key``, kept here once it passed the same checks as
-        a local one; one that fails them is remote damage. Kept in memory when read-only,
-        and in a site build, whose snapshot (one file, saved when it has resolved) keeps
-        every record it used: a fresh runner writes one file, not one per record (each new
-        file is system time on the cores the build needs)."""
-        data = self._remote_call(self._remote.get, name, MAX_RECORD_BYTES)  # type: ignore[union-attr]
+        """The shared tier's record for ``key`` if it passes a local record's checks. A
+        site build keeps it in memory (its snapshot keeps it: one file, not one per record)."""
+        data = self._from_remote(
+            name, MAX_RECORD_BYTES, lambda data: schema.decoded(schema.loads(data), key) is not None
+        )
         if data is None:
             return None
         record = schema.loads(data)
-        opened = schema.opened(record, key)
-        decode = _DECODERS.get(key.partition(":")[0])
-        if opened is None or decode is None or decode(opened[1]) is None:
-            self._damage(f"{REMOTE}{name}")
-            return None
         if self.read_only or self._snapshot_name is not None:
             self._memory[key] = record
         else:
@@ -386,33 +381,31 @@ class MediaCache:
         self.remote_keys.add(key)
         return record
 
-    def _blob_from_remote(self, found: Stored) -> bool:
-        """Bring the variant's blob from the shared tier, checked in full (size, SHA-256,
-        signature) before it is kept; True when it is now here."""
-        name = blob_name(found.sha256)
-        # One byte over the recorded size: a longer object reaches the checks below and is
-        # counted as damage, as a longer local blob is, instead of passing for a plain miss.
-        data = self._remote_call(self._remote.get, name, found.size + 1)  # type: ignore[union-attr]
-        if data is None:
-            return False
-        if not self.keep_blob(found, data):
-            self._damage(f"{REMOTE}{name}")
-            return False
-        return self._check(found) is not None
+    def _from_remote(self, name: str, limit: int, fits: Callable[[bytes], bool]) -> bytes | None:
+        """The shared tier's ``name`` if ``fits`` takes it; what it refuses is damage."""
+        if self._remote is None:
+            return None
+        data = self._remote_call(self._remote.get, name, limit)
+        if data is not None and not fits(data):
+            self.damaged.append(f"{REMOTE}{name}")
+            return None
+        return data
+
+    def _share(self, name: str, data: bytes) -> None:
+        if self._remote_write:
+            self._remote_call(self._remote.put, name, data)  # type: ignore[union-attr]
 
     def keep_blob(self, found: Stored, data: bytes) -> bool:
-        """Keep ``data`` as the blob of ``found`` if it is exactly that image (size, SHA-256,
-        signature: what came from elsewhere is checked in full); False, keeping nothing,
-        when it is not."""
+        """Keep ``data`` as the blob of ``found`` if it is exactly that image (checked in
+        full); False, keeping nothing, when it is not."""
         if not schema.is_image_of(found, data):
             return False
         self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
         return True
 
     def blob_bytes(self, found: Stored) -> bytes | None:
-        """The bytes of the blob of ``found`` if they are exactly that image (size, SHA-256,
-        signature, checked in full: what goes to the shared tier is never a planted file);
-        None when they are not, or it is not here."""
+        """The blob of ``found`` if here and exactly that image (checked in full: what goes
+        to the shared tier is never a planted file)."""
         try:
             with self.open_blob(found) as source:
                 data = source.read(found.size + 1)
@@ -421,7 +414,7 @@ class MediaCache:
         return data if schema.is_image_of(found, data) else None
 
     def has_blob(self, found: Stored) -> bool:
-        """Whether the blob of ``found`` is here and fit to publish (the warm path's check)."""
+        """Whether the blob of ``found`` is here and fit to publish."""
         return found.sha256 in self._checked or self._check(found) is not None
 
     def has_snapshot(self, site: str) -> bool:
@@ -429,7 +422,7 @@ class MediaCache:
         return self._store.kind(_snapshot_name(site)) == "file"
 
     def _writable_store(self) -> LocalStore:
-        """Where this build keeps what it fetched: the cache, or (read-only) a scratch folder."""
+        """Where this build keeps what it fetched: the cache, or a scratch folder."""
         if not self.read_only:
             return self._store
         if self._scratch is None:
@@ -450,7 +443,7 @@ class MediaCache:
             return None
 
     def _check(self, stored: Stored) -> BlobCheck | None:
-        fits = _HEAD_CHECKS[stored.ext]
+        fits = schema.HEAD_CHECKS[stored.ext]
         check = None
         if self._scratch is not None:
             check = self._scratch.check_blob(stored.sha256, stored.size, fits)
@@ -461,28 +454,25 @@ class MediaCache:
         return check
 
     def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
-        """Store a downloaded variant (its bytes already verified as an image of ``ext``)."""
+        """Store a downloaded variant (its bytes verified as an image of ``ext``)."""
         sha = hashlib.sha256(data).hexdigest()
         found = Stored(sha, ext, width, height, len(data))
         if schema.stored(asdict(found)) is None or not schema.head_fits(ext, data[:16]):
             raise ValueError(f"not a storable {ext} variant")
         store = self._writable_store()
-        # An existing blob of that name is kept only if its bytes hash to it (checked in
-        # full here, on the cold path): a planted or damaged one is written over. Another
-        # build sharing the cache may remove the name between our write and our look (it
-        # found it absent a moment before, and clears it before writing): write it again.
+        # A blob there is kept only if its bytes hash to its name; another build may remove
+        # it between our write and our look: write it again.
         for _attempt in range(3):
             if (store.blob_digest(sha) or ("",))[0] != sha:
                 store.delete(blob_name(sha))
                 store.put(blob_name(sha), data, mode=0o444)  # read-only: published as links
-            check = store.check_blob(sha, len(data), _HEAD_CHECKS[ext])
+            check = store.check_blob(sha, len(data), schema.HEAD_CHECKS[ext])
             if check is not None:
                 break
         else:
             raise FileNotFoundError(f"the blob {sha} kept vanishing from {store.root}")
         self._checked[sha] = check
-        if self._remote_write:  # the blob before its record: no record without its image
-            self._remote_call(self._remote.put, blob_name(sha), data)  # type: ignore[union-attr]
+        self._share(blob_name(sha), data)  # the blob before its record
         self._set(key, asdict(found))
         return found
 
@@ -491,13 +481,11 @@ class MediaCache:
         return Path(check.path) if check else self.dir / blob_name(stored.sha256)
 
     def open_blob(self, stored: Stored) -> BinaryIO:
-        """The variant's blob open for reading: the file that passed its checks, never one
-        swapped in since or reached through a link (for writers that copy, not link)."""
+        """The variant's blob open for reading: the very file that passed its checks."""
         return self._use_checked(stored, open_checked)
 
     def publish(self, stored: Stored, target: Path) -> None:
-        """Put the variant's blob at ``target``: a hard link to the blob file that passed
-        its checks (the same file, never one swapped in since), else a copy."""
+        """Put the variant's blob at ``target``: a hard link of the file checked, else a copy."""
         self._use_checked(stored, lambda check: publish_blob(check, target))
 
     def _use_checked(self, stored: Stored, use: Callable[[BlobCheck], _T]) -> _T:
@@ -508,13 +496,10 @@ class MediaCache:
             try:
                 return use(check)
             except FileNotFoundError:
-                # Another build sharing the cache wrote this blob again (same name, same
-                # bytes) after it was checked here: check the file now there, use that.
+                # Another build wrote this blob again since: check the file now there.
                 self._checked.pop(stored.sha256, None)
                 check = self._check(stored)
         raise FileNotFoundError(f"the cached image {stored.sha256} kept changing")
-
-    # -- maintenance ----------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
         records = blobs = blob_bytes = 0
@@ -540,85 +525,5 @@ class MediaCache:
         self._store.clear()
 
     def verify(self, *, remove: bool = True) -> VerifyReport:
-        """Check every entry: a blob's bytes against its name (in full) and an image type's
-        signature; a record against this version's fields and its name, and a variant's
-        against its blob; a snapshot against its format. Anything else (a link, an odd file,
-        a temporary file, an older cache's files) fails too. With ``remove``, what fails is
-        deleted (and nothing else)."""
-        report = VerifyReport()
-        store = self._store
-        variants: list[tuple[str, Stored]] = []
-        for name in list(store.names()):
-            why = self._verdict(name, report, variants)
-            if why:
-                report.removed.append((name, why))
-        failed = {name for name, _why in report.removed}
-        for name, found in variants:  # a variant whose image failed or is gone is no answer
-            blob = blob_name(found.sha256)
-            fits = _HEAD_CHECKS[found.ext]
-            if blob in failed or store.check_blob(found.sha256, found.size, fits) is None:
-                report.removed.append((name, f"its image {found.sha256[:12]} is gone or damaged"))
-                report.records -= 1
-        if remove:
-            for name, _why in report.removed:
-                store.delete(name)
-            store.remove_empty_dirs()
-        return report
-
-    def _verdict(self, name: str, report: VerifyReport, variants: list[tuple[str, Stored]]) -> str:
-        """Why ``name`` fails, or "" when it is sound (and counted in ``report``)."""
-        store = self._store
-        kind = store.kind(name)
-        if kind != "file":
-            return f"a {kind or 'vanished entry'}, not a plain file"
-        folder, _, base = name.rpartition("/")
-        if folder == f"{BLOBS}/{base[:2]}" and is_sha256(base):
-            digest, head = store.blob_digest(base) or ("", b"")
-            if digest != base:
-                return "its bytes do not match its name (SHA-256)"
-            if not any(check(head) for check in _HEAD_CHECKS.values()):
-                return "not a JPEG, PNG, GIF or WebP image"
-            report.blobs += 1
-            return ""
-        if folder.startswith(f"{RECORDS}/") and name.endswith(".json"):
-            record = schema.loads(store.get(name))
-            key = record.get("key") if type(record) is dict else None
-            if type(key) is not str or record_name(key) != name:
-                return "not a record of this version, or under another record's name"
-            opened = schema.opened(record, key)
-            decode = _DECODERS.get(key.partition(":")[0])
-            value = None if opened is None or decode is None else decode(opened[1])
-            if value is None:
-                return "its fields do not fit this version's record"
-            if isinstance(value, Stored):
-                variants.append((name, value))
-            report.records += 1
-            return ""
-        if folder == SNAPSHOTS and name.endswith(".json"):
-            snapshot = schema.loads(store.get(name))
-            if type(snapshot) is not dict or snapshot.get("v") != schema.SNAPSHOT_VERSION:
-                return "not a snapshot of this version"
-            report.snapshots += 1
-            return ""
-        if _OLDER_FORMAT.fullmatch(name):
-            return "a file of the older cache format (diskcache and pickles), never read"
-        return "not part of the cache's layout (a temporary file, or an older cache's)"
-
-
-# What the cache held before it was data only: diskcache's database and value files, pickled
-# snapshots, blobs named with their extension. Never read; ``cache verify`` names them.
-_OLDER_FORMAT = re.compile(
-    rf"{RECORDS}/cache\.db(?:-wal|-shm|-journal)?|{RECORDS}/[0-9a-f]{{2}}/[0-9a-f]{{2}}/\w+\.val"
-    rf"|{SNAPSHOTS}/[^/]+\.pickle|{BLOBS}/[0-9a-f]{{2}}/[0-9a-f]{{64}}\.(?:jpg|png|gif|webp)"
-)
-
-
-_HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
-    ext: (lambda head, ext=ext: schema.head_fits(ext, head)) for ext in schema.EXTENSIONS
-}
-_DECODERS: dict[str, Callable[[Any], Any]] = {
-    "file": schema.located_file,
-    "folders": schema.folders_value,
-    "formats": schema.formats_value,
-    **{kind: schema.stored for kind in schema.STORED_KINDS},
-}
+        """Check every entry (``cache_verify``); with ``remove``, delete what fails."""
+        return verify(self._store, remove=remove)

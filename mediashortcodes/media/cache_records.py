@@ -1,11 +1,9 @@
 """What the cache's JSON holds, and the checks that decide whether to believe it (pure).
 
 A record is ``{"v": 1, "key": KEY, "at": UNIX_TIME, "value": VALUE}``: ``key`` is the text
-of what was asked (``file:12``, ``variant:12:0::<uploaded>:<filesize>``...), so a record
-copied under another name is no answer to it; ``at`` is when it was fetched (metadata is
-re-checked after its time-to-live). A value is turned back into the current classes only
-when every field is there with the type the class declares and nothing else is: anything
-else (another version's record, a damaged or planted one) is a miss, fetched again.
+asked for (so a record copied under another name answers nothing), ``at`` when it was
+fetched. A value becomes a class only when every field is there with its declared type
+and nothing else is: anything else is a miss, fetched again.
 """
 
 from __future__ import annotations
@@ -28,8 +26,6 @@ __all__ = [
     "Stored",
     "dumps",
     "envelope",
-    "folders_value",
-    "formats_value",
     "head_fits",
     "is_image_of",
     "is_sha256",
@@ -42,10 +38,8 @@ __all__ = [
 RECORD_VERSION = 1
 SNAPSHOT_VERSION = 1
 
-# The image types a blob may be published as, with their file extension.
-EXTENSIONS = ("jpg", "png", "gif", "webp")
-# The keys (``kind:...``) whose value is a :class:`Stored` image: a variant (srcset
-# candidates included) and a click-to-load video's poster.
+EXTENSIONS = ("jpg", "png", "gif", "webp")  # of the image types a blob may be
+# The keys (``kind:...``) whose value is a :class:`Stored` image.
 STORED_KINDS = ("variant", "poster")
 
 T = TypeVar("T")
@@ -71,8 +65,7 @@ def dumps(value: Any) -> bytes:
 
 
 def loads(data: bytes | None) -> Any:
-    """Parsed JSON, or None when ``data`` is absent or not JSON (or nested past what the
-    parser can take)."""
+    """Parsed JSON, or None when ``data`` is absent or not JSON."""
     if data is None:
         return None
     try:
@@ -159,8 +152,7 @@ def plain(value: Any) -> Any:
 
 
 def stored(value: Any) -> Stored | None:
-    """A variant record's value, checked: a lower-case SHA-256, a known image type, sizes.
-    Written out rather than through the generic check: a warm build checks every variant."""
+    """A variant record's value, checked (written out: a warm build checks every one)."""
     if type(value) is not dict or len(value) != 5:
         return None
     sha, ext = value.get("sha256"), value.get("ext")
@@ -191,21 +183,14 @@ def located_file(value: Any) -> tuple[File, int] | None:
         return None
 
 
-def _listed(cls: type[T], value: Any) -> list[T] | None:
-    if type(value) is not list:
-        return None
-    try:
-        return [_build(cls, item) for item in value]
-    except Invalid:
-        return None
+def _listed(cls: type[T]) -> Callable[[Any], list[T] | None]:
+    def decode(value: Any) -> list[T] | None:
+        try:
+            return [_build(cls, item) for item in value] if type(value) is list else None
+        except Invalid:
+            return None
 
-
-def folders_value(value: Any) -> list[Folder] | None:
-    return _listed(Folder, value)
-
-
-def formats_value(value: Any) -> list[Format] | None:
-    return _listed(Format, value)
+    return decode
 
 
 # -- blobs --------------------------------------------------------------------------------------
@@ -217,8 +202,7 @@ def is_sha256(value: Any) -> bool:
 
 
 def is_image_of(found: Stored, data: bytes) -> bool:
-    """Whether ``data`` is exactly the image ``found`` records, checked in full: its size,
-    its SHA-256 and its type's signature (what comes from elsewhere, or goes elsewhere)."""
+    """Whether ``data`` is exactly the image ``found`` records: size, SHA-256, signature."""
     return (
         len(data) == found.size
         and hashlib.sha256(data).hexdigest() == found.sha256
@@ -237,3 +221,23 @@ def head_fits(ext: str, head: bytes) -> bool:
     if ext == "webp":
         return head[:4] == b"RIFF" and head[8:12] == b"WEBP"
     return False
+
+
+HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
+    ext: (lambda head, ext=ext: head_fits(ext, head)) for ext in EXTENSIONS
+}
+_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "file": located_file,
+    "folders": _listed(Folder),
+    "formats": _listed(Format),
+    **{kind: stored for kind in STORED_KINDS},
+}
+
+
+def decoded(record: Any, key: str) -> tuple[float, Any] | None:
+    """(fetched at, value) of ``record`` (read under ``key``), decoded by its kind; None
+    when it is not this version's record of that kind."""
+    found = opened(record, key)
+    decode = _DECODERS.get(key.partition(":")[0])
+    value = None if found is None or decode is None else decode(found[1])
+    return None if value is None else (found[0], value)  # type: ignore[index]

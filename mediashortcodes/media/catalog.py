@@ -1,26 +1,22 @@
-"""File id -> File metadata.
+"""File id -> File metadata, from folder listings (the service has no single-file endpoint).
 
-The service has no single-file endpoint, so metadata comes from folder listings. The
-catalog lists only as much as it needs: first the folders where the cache says an id
-lived, then the other visible folders in parallel, stopping as soon as every id is found.
-Every listing is remembered whole, so one listing answers for all files of its folder.
-Before any listing, a shared cache tier (``remote_tier``), if there is one, is asked for
-the records the local cache lacks, all at once: a fresh CI runner lists nothing.
+It lists only what it needs: the folders where the cache says an id lived, then the
+others in parallel until every id is found; each listing is remembered whole. The cache
+first prefetches what it lacks from its shared tier, so a fresh CI runner lists nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..errors import NotFoundError, RateLimitedError, ServerError, ServiceUnreachableError
 from ..records import File, Format
 from .cache import MediaCache
 
 if TYPE_CHECKING:
-    import asyncio
-
     from ..client.async_client import AsyncClient
 
 log = logging.getLogger("mediashortcodes")
@@ -28,13 +24,6 @@ log = logging.getLogger("mediashortcodes")
 Connect = Callable[[], Awaitable["AsyncClient"]]
 # Failures after which an older cached copy is better than no build at all.
 OUTAGES = (ServiceUnreachableError, ServerError, RateLimitedError)
-
-
-class Prefetch(Protocol):
-    """The shared cache tier as the catalog and assets use it (``remote_tier.RemoteTier``):
-    asked, concurrently, for records the local cache lacks, before the service is."""
-
-    async def prefetch(self, keys: Iterable[str]) -> None: ...
 
 
 class Catalog:
@@ -47,11 +36,9 @@ class Catalog:
         refresh: bool = False,
         offline: bool = False,
         warn: Callable[[str], None] = log.warning,
-        remote: Prefetch | None = None,
     ) -> None:
         self.cache = cache
         self.connect = connect
-        self.remote = None if offline else remote
         self.jobs = max(1, jobs)
         self.refresh = refresh
         self.offline = offline
@@ -67,8 +54,7 @@ class Catalog:
         fallback: dict[int, File] = {}
         need = self._from_cache(sorted(set(ids)), found, fallback)
         absent = need - fallback.keys()
-        if absent and self.remote is not None:
-            await self.remote.prefetch(f"file:{i}" for i in absent)
+        if absent and await self._prefetch(f"file:{i}" for i in absent):
             need = (need - absent) | self._from_cache(absent, found, fallback)
         if not need or self.offline:
             return found
@@ -89,22 +75,15 @@ class Catalog:
             found.update(fallback)
         return found
 
-    def cached_files(self, ids: Iterable[int]) -> dict[int, File] | None:
-        """Metadata for every id from the cache alone, or None when any must be asked for
-        (see ``Resolver.resolve_cached``)."""
-        found: dict[int, File] = {}
-        return None if self._from_cache(sorted(set(ids)), found, {}) else found
-
-    def cached_formats(self) -> list[Format] | None:
-        """The format list from the cache alone, or None when it must be asked for."""
-        cached = self.cache.get_formats()
-        return cached.value if cached is not None and self._usable(cached.stale) else None
+    async def _prefetch(self, keys: Iterable[str]) -> bool:
+        """Let the cache bring ``keys`` from its shared tier (never --offline)."""
+        return not self.offline and await self.cache.prefetch(keys)
 
     def _from_cache(
         self, ids: Iterable[int], found: dict[int, File], fallback: dict[int, File]
     ) -> set[int]:
-        """Put the cache's usable answers in ``found`` (stale ones in ``fallback``); the ids
-        it cannot answer."""
+        """The ids the cache cannot answer; usable answers go in ``found``, stale ones in
+        ``fallback``."""
         need: set[int] = set()
         for file_id in ids:
             cached = self.cache.get_file(file_id)
@@ -117,8 +96,7 @@ class Catalog:
         return need
 
     async def fresh(self, file: File) -> File | None:
-        """``file`` as the service lists it now (its preview URLs may be signed anew, or
-        the sandbox be on another port); the same record when this catalog just read it."""
+        """``file`` as the service lists it now (preview URLs may be signed anew)."""
         if file.id in self.listed:
             return file
         return (await self._look_up({file.id})).get(file.id)
@@ -154,8 +132,6 @@ class Catalog:
         found: dict[int, File],
     ) -> None:
         """List folders, at most `jobs` at a time, until every needed id is found."""
-        import asyncio  # only where the service is asked (see resolver.py)
-
         queue = list(folder_ids)
         running: set[asyncio.Task[None]] = set()
         try:
@@ -163,8 +139,7 @@ class Catalog:
                 while queue and len(running) < self.jobs:
                     running.add(asyncio.create_task(list_folder(queue.pop(0))))
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                # Read every finished task's outcome before raising the first failure, so
-                # none is left with an exception nobody retrieved.
+                # Read every outcome before raising: no exception is left unretrieved.
                 errors = [exc for task in done if (exc := task.exception()) is not None]
                 if errors:
                     raise errors[0]
@@ -176,8 +151,7 @@ class Catalog:
 
     async def _folder_ids(self, client: AsyncClient) -> list[int]:
         cached = self.cache.get_folders()
-        if cached is None and self.remote is not None:
-            await self.remote.prefetch(["folders"])
+        if cached is None and await self._prefetch(["folders"]):
             cached = self.cache.get_folders()
         if cached is not None and not cached.stale and not self.refresh:
             return [f.id for f in cached.value]
@@ -187,8 +161,7 @@ class Catalog:
 
     async def formats(self) -> list[Format]:
         cached = self.cache.get_formats()
-        if cached is None and self.remote is not None:
-            await self.remote.prefetch(["formats"])
+        if cached is None and await self._prefetch(["formats"]):
             cached = self.cache.get_formats()
         if cached is not None and self._usable(cached.stale):
             return cached.value

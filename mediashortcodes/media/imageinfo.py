@@ -1,9 +1,8 @@
 """Read the size and kind of a downloaded image, and refuse one that is cut short or corrupt.
 
-A download link can hand back an HTML error page, half a file or the wrong format; a site
-must not publish that with made-up dimensions. This module walks the container structure
-of PNG, JPEG, GIF and WebP (chunk lengths and CRCs, markers, blocks, RIFF sizes) without
-decoding pixels, so it needs no imaging library and costs little on large files.
+A download can be an HTML error page, half a file or the wrong format. This walks the
+container structure of PNG, JPEG, GIF and WebP (chunks and CRCs, markers, blocks, RIFF
+sizes) without decoding pixels: no imaging library, little cost on large files.
 """
 
 from __future__ import annotations
@@ -18,15 +17,7 @@ __all__ = ["ImageError", "ImageInfo", "kind_for_filetype", "matches", "probe", "
 
 MIME_TYPES = {"jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp"}
 EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp"}
-_FILETYPE_KINDS = {
-    "jpg": "jpeg",
-    "jpeg": "jpeg",
-    "jpe": "jpeg",
-    "jfif": "jpeg",
-    "png": "png",
-    "gif": "gif",
-    "webp": "webp",
-}
+_FILETYPE_KINDS = {"jpg": "jpeg", "jpe": "jpeg", "jfif": "jpeg"} | {k: k for k in MIME_TYPES}
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Start-of-frame markers carry the size; C4 (DHT), C8 (JPG) and CC (DAC) share the range.
@@ -75,16 +66,13 @@ def probe(data: bytes) -> ImageInfo:
     return ImageInfo(kind, width, height, MIME_TYPES[kind])
 
 
-# EXIF orientations 5 to 8 turn the stored pixels a quarter (transposed, rotated 90 or 270
-# degrees, or transversed): a camera held upright stores a landscape frame and says so.
+# EXIF orientations 5 to 8 turn the stored pixels a quarter turn.
 _QUARTER_TURNS = frozenset({5, 6, 7, 8})
 _ORIENTATION_TAG = 0x0112
 
 
 def _exif_orientation(data: bytes) -> int:
-    """The EXIF orientation (1-8) of a whole JPEG, 1 when it has none or it is unreadable
-    (browsers then show the pixels as stored). Only the segments before the image data are
-    read; the structure was verified by ``_jpeg`` already."""
+    """The EXIF orientation (1-8) of a verified JPEG; 1 when it has none or it is unreadable."""
     pos = 2
     while pos + 4 <= len(data) and data[pos] == 0xFF:
         marker = data[pos + 1]
@@ -124,10 +112,7 @@ def kind_for_filetype(filetype: str) -> str | None:
 
 
 def matches(info: ImageInfo, filetype: str) -> bool:
-    """Whether the probed image is of the type the service announced.
-
-    An empty filetype announces nothing, so any image matches it.
-    """
+    """Whether the probed image is of the type announced (an empty one announces nothing)."""
     if not filetype.strip():
         return True
     return kind_for_filetype(filetype) == info.kind

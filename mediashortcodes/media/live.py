@@ -1,17 +1,11 @@
 """Resolve shortcodes while a page renders: live Django/Wagtail requests and previews.
 
-A build knows every shortcode before it fetches anything (``site.py``); a live request
-does not, so each shortcode is resolved when the template reaches it, through the same
-``Resolver`` and disk cache as a build: a warm cache answers with no network call at all.
-
-Resolution runs on one event loop in a thread this renderer owns. Callers stay
-synchronous, a caller inside a running loop (an async view) is not disturbed, and the
-service client, with its access token, lives from one request to the next.
-
-A service that is down must not hold every view for a retry sequence per shortcode: after
-an outage the renderer leaves the service alone for a cool-down (``outage.py``), for the
-rest of the page and for the pages after it, and answers from the cache's copies, older
-ones included, or with placeholders.
+A build knows every shortcode before it fetches anything; a live request does not, so each
+shortcode is resolved when the template reaches it, through the same ``Resolver`` and
+cache (a warm cache sends no request). Resolution runs on one event loop in a thread this
+renderer owns, so callers stay synchronous (an async view's loop is not disturbed) and the
+client keeps its token between requests. After an outage the service is left alone for a
+cool-down (``client/outage.py``) and the cache's copies, older ones included, answer.
 """
 
 from __future__ import annotations
@@ -38,6 +32,7 @@ from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
 from .render import Renderer, problem_note
+from .resolve_step import lazy_client
 from .resolver import (
     Failure,
     ImageOutcome,
@@ -45,7 +40,6 @@ from .resolver import (
     Resolution,
     Resolver,
     VideoOutcome,
-    lazy_client,
 )
 
 if TYPE_CHECKING:
@@ -57,7 +51,7 @@ log = logging.getLogger("mediashortcodes")
 
 T = TypeVar("T")
 Connect = Callable[[], Awaitable["AsyncClient"]]
-# Opens the service lazily for as long as the renderer lives (``resolver.lazy_client``).
+# Opens the service lazily for as long as the renderer lives (``resolve_step.lazy_client``).
 Connector = Callable[[], contextlib.AbstractAsyncContextManager[Connect]]
 
 ON_MISSING = ("placeholder", "fail")
@@ -65,12 +59,9 @@ ON_MISSING = ("placeholder", "fail")
 
 @dataclass(frozen=True)
 class Publication:
-    """Where published image files go and the URL prefix that serves them.
-
-    Every file goes into ``directory``, proven to lie inside ``root`` (default: the
-    directory itself) by resolved path each time (``fileio.Confined``): a folder on the way
-    that is a link (``MEDIA_ROOT/media -> /elsewhere``) is a ConfigError naming it, and a
-    link at an image's name is replaced, never written through."""
+    """Where published image files go and the URL prefix that serves them. Every file
+    goes into ``directory``, proven inside ``root`` (default: itself) each time
+    (``fileio.Confined``): a link on the way is a ConfigError, one at a name is replaced."""
 
     directory: Path
     url_prefix: str  # ends with "/"
@@ -87,8 +78,8 @@ class Publication:
         return cls(Path(root) / sub, f"{url.rstrip('/')}/{sub}/", Path(root))
 
     def folder(self) -> Path:
-        """``directory``, made where missing, proven inside ``root`` now (a live process
-        publishes for days: the check is not remembered, it costs an lstat per folder)."""
+        """``directory``, made where missing, proven inside ``root`` now (not remembered: a
+        live process publishes for days)."""
         if self.root is None:
             return Confined(self.directory).root
         relative = os.path.relpath(self.directory, self.root)
@@ -120,13 +111,9 @@ class _LoopThread:
 class LiveRenderer:
     """A ``ShortcodeRenderer`` that resolves each shortcode when it is rendered.
 
-    ``on_missing="placeholder"`` (previews, runserver) turns a file that cannot be shown,
-    or a service that does not answer, into a visible placeholder and a logged warning;
-    ``"fail"`` (static export) raises instead. Bad configuration raises in both modes.
-
-    After an outage (unreachable, 5xx or 429 after retries, refused credentials) the service
-    is not asked again for ``outage_cooldown`` seconds of ``clock``; then the next render
-    asks again, while concurrent ones keep the cool-down until it has the answer.
+    ``on_missing="placeholder"`` (previews) shows a placeholder and logs a warning for what
+    cannot be shown; ``"fail"`` (static export) raises. After an outage the service is not
+    asked again for ``outage_cooldown`` seconds of ``clock``.
     """
 
     def __init__(
@@ -157,8 +144,6 @@ class LiveRenderer:
         self._warned: set[str] = set()
         self._breaker = OutageBreaker(outage_cooldown, clock)  # close() keeps it
 
-    # -- the ShortcodeRenderer protocol -----------------------------------------------------
-
     def render(self, shortcode: Shortcode) -> Markup:
         """Resolve one shortcode now, publish its image, and return its HTML."""
         try:
@@ -182,11 +167,8 @@ class LiveRenderer:
         self._warn(str(problem))
         return problem_note(problem)
 
-    # -- the parts, also used by a batch (the Wagtail export) ---------------------------------
-
     def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
-        """Resolve shortcodes together, concurrently, through the cache; GDPR warnings and
-        stale-metadata notices are logged."""
+        """Resolve shortcodes together through the cache; warnings are logged."""
         codes = list(dict.fromkeys(shortcodes))
         resolution = self._thread().run(self._resolve(codes))
         for sc, message, _code in resolution.warnings:
@@ -208,8 +190,7 @@ class LiveRenderer:
         return self._missing(shortcode, "not resolved")
 
     def publish(self, outcome: ImageOutcome | VideoOutcome) -> None:
-        """Put the image and its srcset candidates, or a video's poster, into the publication
-        directory (once each; a hard link when possible), proven inside its root."""
+        """Publish the image and its srcset candidates, or a video's poster."""
         folder = self.publication.folder()
         for published in outcome.published():
             publish(self.cache, published.stored, folder / published.name)
@@ -239,8 +220,6 @@ class LiveRenderer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- internals -------------------------------------------------------------------------
-
     def _thread(self) -> _LoopThread:
         with self._lock:
             if self._loop is None:
@@ -266,12 +245,8 @@ class LiveRenderer:
             self._breaker.release(owner)
 
     async def _from_cache(self, codes: list[Shortcode], outage: ServiceError) -> Resolution:
-        """Resolve again without asking the service; ``outage`` if even that fails.
-
-        The catalog falls back to older cached metadata itself when the service cannot be
-        reached, but not when it refuses the credentials: a live page would rather show
-        those copies than placeholders.
-        """
+        """Resolve again from the cache alone (older copies too, even when the service
+        refused the credentials); ``outage`` if even that fails."""
 
         async def cache_only() -> AsyncClient:
             raise OutageCooldownError(outage)
@@ -303,7 +278,7 @@ class LiveRenderer:
         return await self._connect()
 
     def _warn(self, message: str) -> None:
-        """Log a warning once per renderer: a live site renders the same page again and again."""
+        """Log a warning once per renderer (a live site renders a page again and again)."""
         with self._lock:
             if message in self._warned:
                 return

@@ -1,22 +1,10 @@
-"""The shared cache tier: the local store's layout in a bucket (extra ``remote``).
+"""The shared cache tier's transport: bytes under names in a bucket (extra ``remote``).
 
-CI runners are ephemeral: trusted builds (the default branch) write what they fetched, all
-builds read. The remote is a shortcut and nothing more. What it answers is checked exactly
-like the local cache's content by the caller, and any failure of it (unreachable, slow,
-answering errors) costs time, never the build: one warning line, a deadline per call, and
-after a few failures the remote is skipped for the rest of the build.
-
-Two transports, one interface (:class:`Objects`):
-
-- ``s3://`` (AWS S3, and any S3-compatible store through ``remote_endpoint``): obstore,
-  the Python binding of the Rust ``object_store`` crate, with boto3's credential chain
-  (environment, profile, instance role, web identity). A fresh runner sends one GET per
-  image, and one GET costs about 0.4 ms of CPU there against about 2 ms through
-  botocore/s3fs (docs/benchmarks.md, *The shared (remote) cache*).
-- anything else fsspec reaches: ``gs://`` through gcsfs, ``file://`` on a shared disk,
-  ``memory://`` (tests).
-
-Calls run on the build's own event loop.
+A shortcut and nothing more: what it answers is checked by the caller like local data,
+and its failures cost time, never the build (one warning, a deadline per call, a breaker).
+``s3://`` goes through obstore (about 0.4 ms of CPU a GET against botocore's 2 ms,
+docs/benchmarks.md) with boto3's credential chain; anything else through fsspec
+(``gs://`` with gcsfs, ``file://``, ``memory://``). Calls run on the build's event loop.
 """
 
 from __future__ import annotations
@@ -38,10 +26,9 @@ log = logging.getLogger("mediashortcodes")
 
 # After this many failed calls the remote is skipped for the rest of the build.
 MAX_FAILURES = 3
-# Making the storage library's client (once per build): finding the credentials, which
-# may ask an instance's metadata service.
+# Making the client once (finding credentials may ask an instance's metadata service).
 SET_UP_DEADLINE = 30.0
-# The secrets of the storage libraries' own credential chains, masked in any reason shown.
+# Secrets of the storage libraries' credential chains, masked in any reason shown.
 _CREDENTIAL_VARS = (
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
@@ -61,8 +48,7 @@ class Objects(Protocol):
     async def set_up(self) -> None: ...
 
     async def get(self, name: str, end: int, start: int = 0) -> bytes:
-        """The object's bytes from ``start`` to ``end`` (at most; fewer at its end);
-        FileNotFoundError when there is none."""
+        """Bytes ``start`` to ``end`` (fewer at its end); FileNotFoundError when absent."""
 
     async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
         """Store it whole; with ``create``, FileExistsError when it is there already."""
@@ -116,15 +102,12 @@ class RemoteStore:
         return self.stats.failures < self._max_failures
 
     async def read(self, name: str, *, limit: int) -> bytes | None:
-        """The object's bytes, cut at ``limit + 1`` (so a caller's checks see it is too long
-        without downloading all of it); None if it is absent or the remote failed (counted,
-        and warned about once)."""
-        # A ranged read: an object far larger than anything we write is never downloaded.
+        """The object's bytes cut at ``limit + 1`` (a ranged read: the caller sees it is too
+        long without downloading it); None if absent or the remote failed."""
         return await self._get(name, 0, limit + 1)
 
     async def read_range(self, name: str, start: int, end: int) -> bytes | None:
-        """Bytes ``start`` to ``end`` of the object (one ranged GET); None when it is absent,
-        shorter than that, or the remote failed (counted, and warned about once)."""
+        """Bytes ``start`` to ``end`` (one GET); None if absent, shorter, or failed."""
         data = await self._get(name, start, end)
         return data if data is not None and len(data) == end - start else None
 
@@ -140,9 +123,8 @@ class RemoteStore:
         return bytes(data)
 
     async def write(self, name: str, data: bytes | bytearray, *, create: bool) -> bool:
-        """Store ``data`` at ``name`` in one PUT; with ``create``, only if nothing is there
-        yet (a conditional write where the store has them): the object already there stays.
-        Whether the object is there now (False: not written, or the remote failed)."""
+        """Store ``data`` at ``name`` (one PUT; with ``create``, only if absent). Whether the
+        object is there now."""
         if not self.write_enabled:
             return False
         try:
@@ -158,8 +140,8 @@ class RemoteStore:
         return True
 
     async def _call(self, call: Callable[[], Awaitable[Any]], counter: str) -> Any:
-        """Send one call within the deadline, at most ``jobs`` at a time; _Skipped once the
-        breaker is open (checked again after waiting for a turn: it may have opened since)."""
+        """One call within the deadline, at most ``jobs`` at a time; _Skipped once the
+        breaker is open (checked again after the wait)."""
         if not self.available:
             raise _Skipped
         await self._set_up()
@@ -170,9 +152,8 @@ class RemoteStore:
             return await asyncio.wait_for(call(), self.timeout)
 
     async def _set_up(self) -> None:
-        """Make the library's client once, before the first call's deadline starts: finding
-        the credentials takes a busy machine longer than a call should (and may ask an
-        instance's metadata service). A failure there is the remote's failure."""
+        """Make the client once, before the first call's deadline starts (finding the
+        credentials takes longer than a call should). A failure is the remote's."""
         if self._ready:
             return
         async with self._setting_up:
@@ -211,8 +192,7 @@ class RemoteStore:
 
 
 class S3Objects:
-    """An S3 bucket (or an S3-compatible store's) through obstore; credentials from boto3's
-    chain, looked up once, at set-up."""
+    """An S3(-compatible) bucket through obstore; credentials from boto3's chain."""
 
     def __init__(self, bucket: str, prefix: str, *, endpoint: str, timeout: float) -> None:
         self._bucket = bucket
@@ -230,9 +210,8 @@ class S3Objects:
         provider: dict[str, Any] = {}
         if not (os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY")):
             provider["credential_provider"] = _boto3_chain()
-        # else: the first link of boto3's chain (its environment provider), which obstore
-        # reads itself (key, secret, session token), without boto3's import (0.13 s).
-        # The deadline is RemoteStore's; this one, a second later, ends a socket left hung.
+        # else obstore reads the environment itself, without boto3's import (0.13 s). The
+        # deadline is RemoteStore's; this one, a second later, ends a socket left hung.
         limit = timedelta(seconds=self._timeout + 1)
         config: dict[str, Any] = {"endpoint": self._endpoint} if self._endpoint else {}
         return S3Store(
@@ -245,8 +224,7 @@ class S3Objects:
                 # An endpoint the configuration names with http:// (a MinIO on the LAN).
                 "allow_http": self._endpoint.startswith("http://"),
             },
-            # No retries: for a cache a miss costs less than a retry's wait, and the
-            # breaker deals with a failing remote.
+            # No retries: a miss costs less than a retry's wait; the breaker does the rest.
             retry_config={"max_retries": 0, "retry_timeout": limit},
             **provider,
         )
@@ -320,9 +298,8 @@ def open_remote(
     jobs: int = 16,
     warn: Callable[[str], None] = log.warning,
 ) -> RemoteStore:
-    """A :class:`RemoteStore` for ``url`` (checked by the config: a URL with no credentials
-    in it); ConfigError when its library is missing. Opens no connection: the first call
-    does, on the event loop that makes it."""
+    """A :class:`RemoteStore` for ``url``; ConfigError when its library is missing. The
+    first call connects, on its event loop."""
     protocol = urlsplit(url).scheme
     objects: Objects
     if protocol in ("s3", "s3a"):

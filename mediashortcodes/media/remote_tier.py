@@ -1,82 +1,76 @@
-"""The shared tier as one more backend of the cache's layout (``store.py``'s names).
+"""The shared tier: the cache's layout (``store.py``'s names) in a remote, as a backend.
 
-The cache asks its backends synchronously, one name at a time: right for a local folder,
-far too slow for a bucket 20 ms away. So the resolver asks this tier *first*, for every
-record the local cache lacks, all at once (at most ``jobs`` at a time), with each variant
-record's blob right behind it (:meth:`RemoteTier.prefetch`); the cache's own lookups are
-then answered from what came back and checked exactly like local data (size, SHA-256,
-image signature; records field by field). What a trusted build writes goes out as it is
-written, concurrently: each blob only if absent; records at the end of the resolution,
-after every blob, so that no reader finds a record whose image is not there yet.
+The cache reads backends synchronously, one name at a time: far too slow for a bucket
+20 ms away. So it first asks this tier for every record it lacks and their images at once
+(:meth:`RemoteTier.prefetch`), then looks up what came back, checked like local data.
+Writes go out concurrently, each blob only if absent, the records after every blob.
 
-A fresh runner would still send one GET per record, and a site has a record per file and
-per variant: so a trusted build also writes a *pack* (``packs/records-v1.json``), the
-records it used in one object, last, in one PUT; the first prefetch of a build reads it in
-one GET and answers every key it holds from it. Each record in it is checked by the cache
-exactly as if it had come alone; a pack that is not one this version wrote is remote damage
-(one warning) and the records are asked one by one. The pack is the remote's counterpart of
-the local site snapshot (the last trusted build of the prefix, whichever site it built): a
-prefix per site keeps it the site's own. Runners of an older version never read it.
-
-A fresh runner then needs every image the pack names: one GET per image (793 on W1) would
-still make its wait the images' count x the remote's latency / concurrency. So a trusted
-build also writes the *images' packs*: the images it used, end to end, in 16 objects (by the
-first digit of their SHA-256, so that a new image changes one of them), each named by the
-SHA-256 of its bytes (never changed once written), and their index (``packs/images-v1.json``:
-each pack's name, and each image's SHA-256 and size, in order), after the pack, last. A
-fresh runner reads the index with the pack and the images in a few ranged GETs of about a
-megabyte (:meth:`RemoteTier.fetch_pack_blobs`); each image cut from them is checked in full,
-exactly as one that came alone, and one that fails (or that no images' pack holds) is read
-alone. A trusted build writes only the images' packs the index does not list already.
+A trusted build also writes a *pack* (the records it used, one object) and *images'
+packs* (its images in 16 objects, named by their SHA-256) with their index, last: a fresh
+runner reads them in a few GETs. Everything cut from them is checked as if it came alone
+(docs/ci.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..config import Config
 from . import cache_records as schema
 from .remote import RemoteStore, open_remote
 from .store import BLOBS, MAX_RECORD_BYTES, blob_name, record_name
 
-# A record larger than this is not one we wrote (a folder list of 10,000 folders is ~2 MB).
+# Largest record we write (a list of 10,000 folders is ~2 MB).
 RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
-# The records a trusted build used, in one object (a new format gets a new name: a runner
-# only reads the one its version writes), and the most a pack may weigh (W1's is ~0.5 MB).
+# The pack (a new format gets a new name) and the most it may weigh (W1's: ~0.5 MB).
 PACK = "packs/records-v1.json"
 PACK_VERSION = 1
 PACK_LIMIT = min(MAX_RECORD_BYTES, 128 * 1024 * 1024)
-# The images' packs: their index (a new format gets a new name, as the pack's), the folder
-# of the packs themselves (each named by its SHA-256), and the most they may weigh together:
-# a site whose images weigh more gets none, and a fresh runner reads them one by one.
+# The images' packs' index, their folder, and the most they weigh (beyond: no packs).
 IMAGES = "packs/images-v1.json"
 IMAGES_VERSION = 1
 IMAGE_PACKS = "packs/images"
 IMAGE_PACK_LIMIT = 256 * 1024 * 1024
 IMAGES_LIMIT = 16 * 1024 * 1024  # the index: about 76 bytes an image (W1's: 60 kB)
-# One ranged read of the images' pack: at least this much (few requests), at most RANGE_MOST
-# (the head start holds at most ``jobs`` of them at once), and a gap of images the runner
-# has already is read over rather than split at when it is smaller than RANGE_GAP.
+# One ranged read of an images' pack: RANGE_LEAST to RANGE_MOST bytes, reading over gaps
+# smaller than RANGE_GAP.
 RANGE_LEAST = 1024 * 1024
 RANGE_MOST = 8 * 1024 * 1024
 RANGE_GAP = 64 * 1024
 
 
-class RemoteTier:
-    """A :class:`store.Backend` over a :class:`RemoteStore` (names relative to one
-    service's folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
+class LocalBlobs(Protocol):
+    """The local cache, as the tier asks it about images (``cache.MediaCache``)."""
 
-    def __init__(self, store: RemoteStore, namespace: str, *, max_blob_bytes: int) -> None:
+    def has_blob(self, found: schema.Stored) -> bool: ...
+
+    def blob_bytes(self, found: schema.Stored) -> bytes | None: ...
+
+    def keep_blob(self, found: schema.Stored, data: bytes) -> bool: ...
+
+
+class RemoteTier:
+    """A ``store.SharedTier`` over a :class:`RemoteStore` (names under one service's
+    folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
+
+    def __init__(
+        self,
+        store: RemoteStore,
+        namespace: str,
+        *,
+        max_blob_bytes: int,
+        notes: list[str] | None = None,
+    ) -> None:
         self.store = store
+        self.notes = [] if notes is None else notes  # the store's warnings
         self._prefix = f"{namespace}/"
         self._max_blob_bytes = max_blob_bytes
         self._fetched: dict[str, bytes | None] = {}  # name -> what the remote answered
         self._reading: dict[str, asyncio.Future[bytes | None]] = {}  # reads in flight
-        self._damaged: set[str] = set()  # blobs whose bytes did not hash to their name
         self._records: dict[str, bytes] = {}  # records to write, once the blobs are there
         self._uploads: set[asyncio.Task[None]] = set()
         self._sent: set[str] = set()  # blobs this build sent (or is sending)
@@ -84,16 +78,11 @@ class RemoteTier:
         self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
         self._given_pack: bytes | None = None  # see give_pack
         self.pack_data: bytes | None = None  # the pack's bytes, once read (None: none)
-        self.damaged: list[str] = []  # names (under the namespace) that failed checks here
-        # Whether the local cache already holds a blob fit to publish (set by ``cache_for``):
-        # such a blob is not asked for again (a head start brought it: site/head_start.py).
-        self.have_blob: Callable[[schema.Stored], bool] = lambda found: False
-        # The bytes of a blob the local cache holds, if they are exactly that image (set by
-        # ``cache_for``): what a trusted build puts into the images' pack.
-        self.blob_bytes: Callable[[schema.Stored], bytes | None] = lambda found: None
+        # Names that failed their checks: one warning; a trusted build writes them over.
+        self.damaged: set[str] = set()
         self._images: asyncio.Future[ImagesIndex | None] | None = None  # the index, once
 
-    # -- the cache's Backend (synchronous, never a network call) ------------------------------
+    # -- the cache's Backend (synchronous, never a network call)
 
     def get(self, name: str, limit: int) -> bytes | None:
         data = self._fetched.get(name)
@@ -118,46 +107,49 @@ class RemoteTier:
         self._uploads.add(task)
         task.add_done_callback(self._uploads.discard)
 
-    def delete(self, name: str) -> None:
-        """A build never deletes from the shared tier (a lifecycle rule of the bucket does)."""
+    # -- the network side
 
-    def names(self) -> Iterator[str]:
-        return iter(())
-
-    # -- the network side -------------------------------------------------------------------
-
-    async def prefetch(self, keys: Iterable[str]) -> None:
-        """Fetch the records of ``keys`` (each once per build; from the pack when it holds
-        them), and the blob of each record that names an image (a variant's, a poster's):
-        from the images' pack when it has them, else one by one."""
+    async def prefetch(self, keys: Iterable[str], local: LocalBlobs) -> None:
+        """Fetch the records of ``keys`` (once per build; from the pack when it has them)
+        and their images: from the images' packs when they have them, else one by one."""
         keys = set(keys)
+        pack, _wanted, _kept = await self._from_packs(keys, local, self._hold)
+        await asyncio.gather(*(self._fetch_record(key, pack.get(key), local) for key in keys))
+
+    async def _from_packs(
+        self,
+        keys: set[str] | None,
+        local: LocalBlobs,
+        keep: Callable[[schema.Stored, bytes], bool],
+        read: Callable[[bytes], None] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, schema.Stored], set[str]]:
+        """The pack's records (its bytes given to ``read``); the images of those of ``keys``
+        (None: all) that ``local`` lacks; the SHA-256s of those the images' packs gave."""
         pack, index = await asyncio.gather(self._read_pack(), self._read_images())
-        if index is not None:
-            wanted = self._lacking(pack.get(key) for key in keys)
-            await self._bring_from_image_pack(index, wanted, self._hold)
-        await asyncio.gather(*(self._fetch_record(key, pack.get(key)) for key in keys))
+        if read is not None and self.pack_data is not None:
+            read(self.pack_data)
+        if index is None and keys is not None:
+            return pack, {}, set()
+        wanted = self._lacking(pack.values() if keys is None else map(pack.get, keys), local)
+        kept = await self._bring_from_image_pack(index, wanted, keep) if index else set()
+        return pack, wanted, kept
 
     def _hold(self, found: schema.Stored, data: bytes) -> bool:
-        """Hold an image cut from the images' pack for the cache (which checks it again as
-        it takes it), if it is the one its SHA-256 names."""
+        """Hold an image cut from an images' pack for the cache (which checks it again)."""
         if hashlib.sha256(data).hexdigest() != found.sha256:
             return False
         self._fetched[blob_name(found.sha256)] = data
         return True
 
     async def _read_pack(self) -> dict[str, Any]:
-        """The pack's records by key (one GET per build, however many ask at once); {} when
-        there is none or it is not one this version wrote (remote damage)."""
+        """The pack's records by key (one GET per build); {} when none or damaged."""
         if self._pack is None:
             self._pack = asyncio.ensure_future(self._load_pack())
         return await asyncio.shield(self._pack)
 
     def give_pack(self, data: bytes) -> None:
-        """The pack's bytes as another process of this build read them from the remote (the
-        head start): taken from here instead of read again. Each of its records answers the
-        cache's look-ups from now on, with no network call (so a site answered by the pack
-        and the blobs here resolves with no event loop), checked exactly as a record that
-        came alone."""
+        """The pack as the head start read it: its records answer the cache's look-ups from
+        now on, checked as records that came alone."""
         self._given_pack = data
         for key, record in self._parsed_pack(data).items():
             self._fetched.setdefault(record_name(key), schema.dumps(record))
@@ -169,7 +161,6 @@ class RemoteTier:
         return self._parsed_pack(data)
 
     def _parsed_pack(self, data: bytes | None) -> dict[str, Any]:
-        """The pack's records by key; {} when there is none or it is damaged (counted)."""
         self.pack_data = data
         pack = schema.loads(data)
         if (
@@ -180,10 +171,10 @@ class RemoteTier:
         ):
             self._packed = pack["records"]
         elif data is not None:
-            self.damaged.append(PACK)
+            self.damaged.add(PACK)
         return self._packed or {}
 
-    async def _fetch_record(self, key: str, packed: Any) -> None:
+    async def _fetch_record(self, key: str, packed: Any, local: LocalBlobs) -> None:
         name = record_name(key)
         if packed is None:
             record = schema.loads(await self._read(name, RECORD_LIMIT))
@@ -191,29 +182,21 @@ class RemoteTier:
             self._fetched.setdefault(name, schema.dumps(packed))
             record = packed
         found = self._image_of(record)
-        if found is None or self.have_blob(found):
+        if found is None or local.has_blob(found):
             return
         blob = blob_name(found.sha256)
         data = await self._read(blob, found.size)
         if data is not None and hashlib.sha256(data).hexdigest() != found.sha256:
-            self._damaged.add(blob)  # the cache refuses it; a trusted build writes it over
+            self.damaged.add(blob)  # the cache refuses it; a trusted build writes it over
 
     async def fetch_pack_blobs(
-        self,
-        keep: Callable[[schema.Stored, bytes], bool],
-        read: Callable[[bytes], None] = lambda data: None,
+        self, local: LocalBlobs, read: Callable[[bytes], None] = lambda data: None
     ) -> int:
-        """Read the pack (its bytes given to ``read``) and bring every blob it names that the
-        local cache lacks (``have_blob``), each given to ``keep`` (which checks it in full and
-        keeps it, or not): from the images' pack in a few ranged reads, the others (and any
-        the images' pack gave wrong) one by one; at most ``jobs`` reads at a time. The number
-        kept. A failure of the remote ends nothing: what is not here when the build resolves
-        is asked for as usual."""
-        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
-        if self.pack_data is not None:
-            read(self.pack_data)
-        wanted = self._lacking(pack.values())
-        kept = await self._bring_from_image_pack(index, wanted, keep) if index else set()
+        """Read the pack (its bytes given to ``read``) and keep in ``local`` every image it
+        names that ``local`` lacks (checked in full): from the images' packs, else one by
+        one. The number kept; what is missing later is asked for as usual."""
+        keep = local.keep_blob
+        _pack, wanted, kept = await self._from_packs(None, local, keep, read)
 
         async def bring(found: schema.Stored) -> bool:
             data = await self.store.read(self._prefix + blob_name(found.sha256), limit=found.size)
@@ -224,14 +207,14 @@ class RemoteTier:
         )
         return len(kept) + sum(alone)
 
-    def _lacking(self, records: Iterable[Any]) -> dict[str, schema.Stored]:
+    def _lacking(self, records: Iterable[Any], local: LocalBlobs) -> dict[str, schema.Stored]:
         """The images ``records`` name that neither the local cache nor this tier holds."""
         lacking: dict[str, schema.Stored] = {}
         for record in records:
             found = self._image_of(record)
             if found is None or found.sha256 in lacking:
                 continue
-            if blob_name(found.sha256) not in self._fetched and not self.have_blob(found):
+            if blob_name(found.sha256) not in self._fetched and not local.has_blob(found):
                 lacking[found.sha256] = found
         return lacking
 
@@ -241,8 +224,8 @@ class RemoteTier:
         wanted: dict[str, schema.Stored],
         keep: Callable[[schema.Stored, bytes], bool],
     ) -> set[str]:
-        """The SHA-256s of the ``wanted`` images kept from the images' packs, read in ranges
-        (see RANGE_*); an image whose bytes there fail ``keep``'s checks is remote damage."""
+        """The SHA-256s of the ``wanted`` images kept from the images' packs (ranged reads);
+        one that ``keep`` refuses is remote damage."""
         here = sorted(
             (*index.at[sha][:2], found)
             for sha, found in wanted.items()
@@ -272,15 +255,14 @@ class RemoteTier:
                 if keep(found, data[at - start : at - start + found.size]):
                     kept.append(found.sha256)
                 else:
-                    self.damaged.append(f"{name}#{found.sha256}")
+                    self.damaged.add(f"{name}#{found.sha256}")
             return kept
 
         done = await asyncio.gather(*(bring(pack, part) for pack, part in ranges))
         return {sha for kept in done for sha in kept}
 
     async def _read_images(self) -> ImagesIndex | None:
-        """The images' pack's index (one GET per build); None when there is none or it is
-        not one this version wrote (remote damage)."""
+        """The images' packs' index (one GET per build); None when none or damaged."""
         if self._images is None:
             self._images = asyncio.ensure_future(self._load_images())
         return await asyncio.shield(self._images)
@@ -291,12 +273,11 @@ class RemoteTier:
             return None
         index = images_index(schema.loads(data), self._max_blob_bytes)
         if index is None:
-            self.damaged.append(IMAGES)
+            self.damaged.add(IMAGES)
         return index
 
     def _image_of(self, record: Any) -> schema.Stored | None:
-        """The image a record names (a variant's, a poster's), if it is one we could use;
-        whether it is right is the cache's checks' to decide."""
+        """The image a record names (a variant's, a poster's), if usable; the cache checks it."""
         if type(record) is not dict:
             return None
         if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
@@ -305,8 +286,7 @@ class RemoteTier:
         return found if found is not None and found.size <= self._max_blob_bytes else None
 
     async def _read(self, name: str, limit: int) -> bytes | None:
-        """The remote's answer for ``name``, asked once per build: a second asker (two
-        variants of one image) waits for the first read instead of sending another."""
+        """The remote's answer for ``name``, asked once per build (a second asker waits)."""
         if name in self._fetched:
             return self._fetched[name]
         task = self._reading.get(name)
@@ -322,12 +302,11 @@ class RemoteTier:
         return data
 
     async def _upload_blob(self, name: str, data: bytes) -> None:
-        await self.store.write(self._prefix + name, data, create=name not in self._damaged)
+        await self.store.write(self._prefix + name, data, create=name not in self.damaged)
 
-    async def flush(self, used: dict[str, Any] | None = None) -> None:
-        """Wait for the blobs being written, then write the records (one PUT each). With
-        ``used`` (key -> record: what a build that finished used), only the records among
-        them, then the pack of them all, last (unless it is the very pack this build read)."""
+    async def flush(self, used: dict[str, Any] | None, local: LocalBlobs) -> None:
+        """Wait for the blobs, then write the records. With ``used`` (what a finished build
+        used), only those, then their pack (unless unchanged) and images' packs, last."""
         while self._uploads:
             await asyncio.gather(*list(self._uploads))
         records, self._records = self._records, {}
@@ -342,12 +321,12 @@ class RemoteTier:
         if used != self._packed:
             pack = schema.dumps({"v": PACK_VERSION, "records": used})
             await self.store.write(self._prefix + PACK, pack, create=False)
-        await self._write_image_pack(used)
+        await self._write_image_pack(used, local)
 
-    async def _write_image_pack(self, used: dict[str, Any]) -> None:
-        """Write the images of ``used`` as images' packs, then their index: each pack the
-        index lists already, and that is there (a one-byte read), is kept as it is. None when
-        they weigh more than IMAGE_PACK_LIMIT, or one of them is not whole here."""
+    async def _write_image_pack(self, used: dict[str, Any], local: LocalBlobs) -> None:
+        """Write the images of ``used`` as images' packs, then their index; a pack the index
+        lists already and that is there is kept. None over IMAGE_PACK_LIMIT or when an image
+        is not whole here."""
         images = sorted(
             {found.sha256: found for r in used.values() if (found := self._image_of(r))}.values(),
             key=lambda found: found.sha256,
@@ -363,7 +342,7 @@ class RemoteTier:
 
         async def pack_of(digit: str) -> str | None:
             name = await self._still_there(known.get(_listing(listed[digit])))
-            return name or await self._write_one_pack(groups[digit])
+            return name or await self._write_one_pack(groups[digit], local)
 
         names = await asyncio.gather(*map(pack_of, groups))
         if None in names:
@@ -380,12 +359,12 @@ class RemoteTier:
         found = await self.store.read_range(f"{self._prefix}{IMAGE_PACKS}/{name}", 0, 1)
         return name if found is not None else None
 
-    async def _write_one_pack(self, images: list[schema.Stored]) -> str | None:
-        """One images' pack of ``images``, written; its name, or None when one of them is not
-        whole here or the remote did not take it."""
+    async def _write_one_pack(self, images: list[schema.Stored], local: LocalBlobs) -> str | None:
+        """The name of the images' pack of ``images``, written; None when one is not whole
+        here or the remote did not take it."""
         data = bytearray()  # built in place: a large site's pack is held once, not twice
         for found in images:
-            blob = self.blob_bytes(found)
+            blob = local.blob_bytes(found)
             if blob is None:
                 return None
             data += blob
@@ -399,16 +378,15 @@ class RemoteTier:
 
 @dataclass(frozen=True)
 class ImagesIndex:
-    """The images' packs' index, checked: each pack's name and list, and where each image is."""
+    """The images' packs' index, checked: each pack's list, and where each image is."""
 
     packs: list[tuple[str, list[list[Any]]]]  # (<sha256 of the pack>.bin, [[sha256, size]...])
     at: dict[str, tuple[str, int, int]]  # sha256 -> (its pack's name, offset, size)
 
 
 def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
-    """The index as a trusted build of this version writes it, or None: each pack's name of
-    the form its SHA-256 gives, each image a lower-case SHA-256 and a size a blob may have,
-    IMAGE_PACK_LIMIT in all."""
+    """The index as this version writes it (names, SHA-256s, sizes, IMAGE_PACK_LIMIT in all),
+    or None."""
     if type(value) is not dict or len(value) != 2 or value.get("v") != IMAGES_VERSION:
         return None
     packs = value.get("packs")
@@ -446,24 +424,15 @@ def _listing(images: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
     return tuple(tuple(entry) for entry in images)
 
 
-def shared_tier(
-    config: Config, *, write: bool, read_only: bool, jobs: int, warn: Callable[[str], None]
-) -> RemoteTier | None:
-    """The configured shared tier (``[cache] remote``), or None. It writes only when
-    ``write`` (--cache-write, ``remote_write``) and the cache is not ``read_only``: an
-    untrusted build writes nothing anywhere, whatever else says so."""
-    from .cache import namespace_for
-
-    cache = config.cache
-    if not cache.remote:
-        return None
-    namespace = namespace_for(config.service.base_url, config.service.sandbox)
+def open_tier(config: Config, namespace: str, *, write: bool, jobs: int) -> RemoteTier:
+    """The configured shared tier, writing only when ``write``; warnings go to ``notes``."""
+    cache, notes = config.cache, []
     store = open_remote(
         cache.remote,
         endpoint=cache.remote_endpoint,
-        write=write and not (read_only or cache.read_only),
+        write=write,
         timeout=cache.remote_timeout,
         jobs=jobs,
-        warn=warn,
+        warn=notes.append,
     )
-    return RemoteTier(store, namespace, max_blob_bytes=config.images.max_bytes)
+    return RemoteTier(store, namespace, max_blob_bytes=config.images.max_bytes, notes=notes)

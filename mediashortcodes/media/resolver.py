@@ -1,19 +1,15 @@
 """Resolve every shortcode of a build against the cache and the service, concurrently.
 
-All references of all pages are known before anything is fetched; each distinct file
-and image variant is fetched once (work in flight is shared by key), at most `jobs`
-requests at a time. The client is opened only when the cache cannot answer, so a warm
-build makes no request at all, not even for a token; and when the cache answers every
-reference, :meth:`Resolver.resolve_cached` does the whole work without an event loop:
-asyncio (and ssl with it) is imported only inside the asynchronous path, which a small
-site's warm build would otherwise spend a tenth of its time loading (tests/test_startup.py).
+Each distinct file and variant is fetched once, at most `jobs` requests at a time. One
+algorithm: what the cache holds answers at once and the client is opened only for the
+rest, so a warm build sends no request at all, not even for a token.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -29,10 +25,7 @@ from .render import ResolvedImage, ResolvedVideo
 from .srcset import candidate_crop, narrower
 
 if TYPE_CHECKING:
-    import asyncio
-
     from ..client.async_client import AsyncClient
-    from .remote_tier import RemoteTier
 
 log = logging.getLogger("mediashortcodes")
 
@@ -61,7 +54,6 @@ class ImageOutcome:
     sizes: str = ""  # the sizes attribute; "" when the image has no srcset
 
     def published(self) -> Iterator[Published]:
-        """Every file this image publishes: the base variant, then its candidates."""
         yield Published(self.name, self.stored)
         yield from self.candidates
 
@@ -107,14 +99,13 @@ class Verified:
     """`check` mode: the file exists and fits the shortcode; nothing was downloaded."""
 
     file: File
-    widths: tuple[int, ...] = ()  # srcset widths asked for (those above the image's are dropped)
+    widths: tuple[int, ...] = ()  # srcset widths asked for
 
 
 @dataclass(frozen=True)
 class Failure:
     message: str
-    # The service error behind it, if any: an outage fails the build with exit 3, not 1.
-    cause: MediaShortcodesError | None = None
+    cause: MediaShortcodesError | None = None  # an outage's fails the build with exit 3
 
 
 Outcome = ImageOutcome | VideoOutcome | Verified | Failure
@@ -126,7 +117,7 @@ GDPR = "gdpr"
 
 @dataclass
 class Resolution:
-    """The outcome of each place given to :meth:`Resolver.resolve`, in the same order."""
+    """Each place's outcome, in order."""
 
     places: list[Shortcode] = field(default_factory=list)
     results: list[Outcome] = field(default_factory=list)
@@ -138,8 +129,7 @@ class Resolution:
 
     @cached_property
     def outcomes(self) -> dict[Shortcode, Outcome]:
-        """Each shortcode's outcome by the shortcode (the builder, with tens of thousands of
-        places, reads ``results`` in order instead of hashing each one)."""
+        """Each shortcode's outcome by the shortcode (a builder reads ``results`` in order)."""
         return dict(self.pairs())
 
     def pairs(self) -> Iterator[tuple[Shortcode, Outcome]]:
@@ -156,15 +146,6 @@ def published_files(resolution: Resolution) -> dict[str, Stored]:
             seen.add(id(outcome))
             files.update((p.name, p.stored) for p in outcome.published())
     return files
-
-
-async def _none() -> None:
-    return None
-
-
-def meaning(sc: Shortcode) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]]:
-    """Everything of a shortcode that its resolution depends on: all but its location."""
-    return (sc.name, sc.file_id, sc.format, sc.options)
 
 
 def names_a_format(spec: str) -> bool:
@@ -188,11 +169,8 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
 
 
 class _Places:
-    """The places given to a resolver, grouped: places that differ only in their location get
-    the same answer, so the work is done once per meaning, for the group of its places (a
-    site repeats shortcodes). Places are grouped by their text first, whose hash is cached:
-    the same text always means the same (parsing round-trips), and a site has far fewer
-    texts than places."""
+    """The places grouped by meaning (all but their location): the work is done once per
+    group. Grouped by text first (its hash is cached)."""
 
     def __init__(self, codes: list[Shortcode]) -> None:
         self.codes = codes
@@ -201,13 +179,36 @@ class _Places:
             by_text.setdefault(sc.source, []).append(i)
         groups: dict[tuple[object, ...], list[int]] = {}
         for places in by_text.values():
-            groups.setdefault(meaning(codes[places[0]]), []).extend(places)
+            sc = codes[places[0]]  # all but its location
+            groups.setdefault((sc.name, sc.file_id, sc.format, sc.options), []).extend(places)
         self.groups = list(groups.values())
         self.firsts = [codes[group[0]] for group in self.groups]
 
 
-Pending = tuple[list[int], File, int, Crop | None, tuple[int, ...]]  # group, variant, widths
-Planned = list[tuple[int, VariantKey]]  # each srcset candidate's width and variant
+@dataclass(frozen=True)
+class _Need:
+    """A variant a group of places needs (with the srcset widths asked for)."""
+
+    file: File
+    format_id: int
+    crop: Crop | None
+    widths: tuple[int, ...]
+    group: list[int] = field(default_factory=list)
+
+    @property
+    def key(self) -> VariantKey:
+        return (self.file.id, self.format_id, self.crop)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A srcset candidate: the width asked for and the variant that gives it."""
+
+    width: int
+    key: VariantKey
+
+
+Plans = dict[tuple[VariantKey, tuple[int, ...]], list[_Candidate]]
 
 
 @dataclass
@@ -216,8 +217,64 @@ class _Decided:
 
     result: Resolution
     results: list[Outcome | None]  # each place's outcome, None while its variant is pending
-    pending: list[Pending] = field(default_factory=list)
+    pending: list[_Need] = field(default_factory=list)
     settled: int = 0  # places with an outcome that is not a failure
+
+
+class _Variants:
+    """Each variant once per build: from the cache at once, else downloaded in a task."""
+
+    def __init__(self, assets: Assets, jobs: int) -> None:
+        self.assets = assets
+        self.tasks: dict[VariantKey, asyncio.Future[Stored]] = {}
+        self.cached: dict[VariantKey, Stored] = {}
+        self.semaphore = asyncio.Semaphore(jobs)
+
+    async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> Stored:
+        async with self.semaphore:
+            return await self.assets.variant(file, format_id, crop)
+
+    def want(self, file: File, format_id: int, crop: Crop | None) -> VariantKey:
+        key = (file.id, format_id, crop)
+        if key not in self.tasks and key not in self.cached:
+            found = self.assets.cached(file, format_id, crop)
+            if found is not None:  # no task, no client
+                self.assets.count_hit(found[0])
+                self.cached[key] = found[1]
+            else:
+                self.tasks[key] = asyncio.ensure_future(self._fetch(file, format_id, crop))
+        return key
+
+    def stored(self, key: VariantKey) -> Stored | BaseException:
+        task = self.tasks.get(key)
+        if task is None:
+            return self.cached[key]
+        return task.exception() or task.result()
+
+    def plan(self, need: _Need, base: Stored) -> list[_Candidate]:
+        """The srcset candidates of ``need``, scaled from its base variant as it turned out."""
+        crop = need.crop
+        return [
+            _Candidate(
+                w, self.want(need.file, -1, candidate_crop(crop, base.width, base.height, w))
+            )
+            for w in narrower(need.widths, base.width)
+        ]
+
+    async def after_base(self, need: _Need) -> list[_Candidate]:
+        """The candidates of ``need``, planned as soon as its base variant is here."""
+        await asyncio.gather(self.tasks[need.key], return_exceptions=True)
+        base = self.stored(need.key)
+        if isinstance(base, BaseException):
+            return []
+        planned = self.plan(need, base)
+        await self.wait(c.key for c in planned)
+        return planned
+
+    async def wait(self, keys: Iterable[VariantKey] | None = None) -> None:
+        keys = self.tasks if keys is None else keys
+        tasks = [self.tasks[k] for k in keys if k in self.tasks]
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class Resolver:
@@ -232,7 +289,6 @@ class Resolver:
         offline: bool = False,
         verify_only: bool = False,
         progress: Callable[[int], None] | None = None,
-        remote: RemoteTier | None = None,
     ) -> None:
         self.config = config
         self.jobs = max(1, jobs)
@@ -246,159 +302,39 @@ class Resolver:
             refresh=refresh,
             offline=offline,
             warn=self.warn_messages.append,
-            remote=remote,
         )
-        self.assets = Assets(
-            cache, connect, max_bytes=config.images.max_bytes, offline=offline, remote=remote
-        )
-        self.remote = remote
-
-    def resolve_cached(self, shortcodes: Iterable[Shortcode]) -> Resolution | None:
-        """What :meth:`resolve` would answer, when the local cache holds every file, the
-        format list (if a shortcode names a format), every variant and srcset candidate and
-        every click-to-load poster, fresh: no event loop, no client. None at the first miss;
-        then :meth:`resolve` does the whole work (nothing was counted or reported here)."""
-        if self.remote is not None and self.remote.store.write_enabled:
-            return None  # a trusted build's writes to the shared tier are asynchronous
-        places = _Places(list(shortcodes))
-        files = self.catalog.cached_files(sc.file_id for sc in places.firsts)
-        formats = None
-        if files is None:
-            return None
-        if self._needs_formats(places):
-            formats = self.catalog.cached_formats()
-            if formats is None:
-                return None
-        decided = self._decide(places, files, formats)
-        stored: dict[VariantKey, Stored] = {}
-        found_keys: list[str] = []  # the cache's keys of what was found, counted at the end
-
-        def cached(file: File, format_id: int, crop: Crop | None) -> VariantKey | None:
-            key = (file.id, format_id, crop)
-            if key not in stored:
-                found = self.assets.cached(file, format_id, crop)
-                if found is None:
-                    return None
-                found_keys.append(found[0])
-                stored[key] = found[1]
-            return key
-
-        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
-        posters: dict[int, Published] = {}
-        if not self.verify_only:
-            for _group, file, format_id, crop, widths in decided.pending:
-                key = cached(file, format_id, crop)
-                if key is None:
-                    return None
-                if widths and (key, widths) not in candidates:
-                    base = stored[key]
-                    planned = []
-                    for width in narrower(widths, base.width):
-                        crop_w = candidate_crop(crop, base.width, base.height, width)
-                        found_key = cached(file, -1, crop_w)
-                        if found_key is None:
-                            return None
-                        planned.append((width, found_key))
-                    candidates[key, widths] = planned
-            for _group, video in self._clicks(places, decided.results):
-                if video.file.id not in posters:
-                    poster = self.assets.poster_in_cache(video.file)
-                    if poster is None:
-                        return None
-                    found_keys.append(poster[0])
-                    posters[video.file.id] = Published(
-                        poster_name(video.file, poster[1]), poster[1]
-                    )
-            self._with_posters(places, decided.results, posters)
-        for cache_key in found_keys:
-            self.assets.count_hit(cache_key)
-        self._settled(decided)
-        return self._finish(places, decided, candidates, stored.__getitem__)
+        self.assets = Assets(cache, connect, max_bytes=config.images.max_bytes, offline=offline)
 
     async def resolve(self, shortcodes: Iterable[Shortcode]) -> Resolution:
-        import asyncio  # here, not at the top: see the module's docstring
-
+        """Every place's outcome."""
         places = _Places(list(shortcodes))
-        # Side by side: cold, the format list costs no extra round trip; with the service
-        # down, the two retry sequences before the cache's older copies are used overlap.
+        # Side by side: cold, no extra round trip; with the service down, the retries overlap.
         files, formats = await asyncio.gather(
             self.catalog.files(sc.file_id for sc in places.firsts),
-            self.catalog.formats() if self._needs_formats(places) else _none(),
+            self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
         )
         decided = self._decide(places, files, formats)
-        self._settled(decided)
-
-        variants: dict[VariantKey, asyncio.Future[Stored]] = {}
-        cached: dict[VariantKey, Stored] = {}  # the warm path: no future
-        semaphore = asyncio.Semaphore(self.jobs)
-
-        async def fetch(file: File, format_id: int, crop: Crop | None) -> Stored:
-            async with semaphore:
-                return await self.assets.variant(file, format_id, crop)
-
-        def schedule(file: File, format_id: int, crop: Crop | None) -> VariantKey:
-            """Each variant once per build, whichever shortcodes ask for it."""
-            key = (file.id, format_id, crop)
-            if key not in variants and key not in cached:
-                found = self.assets.cached(file, format_id, crop)
-                if found is not None:  # warm path: no task, no client
-                    self.assets.count_hit(found[0])
-                    cached[key] = found[1]
-                else:
-                    variants[key] = asyncio.ensure_future(fetch(file, format_id, crop))
-            return key
-
-        def stored_of(key: VariantKey) -> Stored | BaseException:
-            fut = variants.get(key)
-            if fut is None:
-                return cached[key]
-            return fut.exception() or fut.result()
-
-        def plan(file: File, crop: Crop | None, widths: tuple[int, ...], base: Stored) -> Planned:
-            return [
-                (w, schedule(file, -1, candidate_crop(crop, base.width, base.height, w)))
-                for w in narrower(widths, base.width)
-            ]
-
-        async def after_base(
-            file: File, key: VariantKey, crop: Crop | None, widths: tuple[int, ...]
-        ) -> Planned:
-            # srcset candidates are scaled from what the base variant turned out to be (the
-            # original's size is known once it is here): each image's as soon as its own is.
-            await asyncio.gather(variants[key], return_exceptions=True)
-            base = stored_of(key)
-            if isinstance(base, BaseException):
-                return []
-            planned = plan(file, crop, widths, base)
-            await asyncio.gather(
-                *(variants[k] for _, k in planned if k in variants), return_exceptions=True
-            )
-            return planned
-
-        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned] = {}
-        if not self.verify_only:
-            for _group, file, format_id, crop, _widths in decided.pending:
-                schedule(file, format_id, crop)
-            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[Planned]] = {}
-            for _group, file, format_id, crop, widths in decided.pending:
-                key = (file.id, format_id, crop)
-                if not widths or (key, widths) in candidates or (key, widths) in chains:
-                    continue
-                if key in cached:  # warm path: planned at once, no task
-                    candidates[key, widths] = plan(file, crop, widths, cached[key])
-                else:
-                    chains[key, widths] = asyncio.ensure_future(after_base(file, key, crop, widths))
-            await asyncio.gather(*variants.values(), *chains.values(), return_exceptions=True)
-            candidates.update((at, chain.result()) for at, chain in chains.items())
-            # Candidates planned on the warm path may still be downloading (a new width).
-            await asyncio.gather(*variants.values(), return_exceptions=True)
-            await self._posters(places, decided.results)
-
-        return self._finish(places, decided, candidates, stored_of)
-
-    def _settled(self, decided: _Decided) -> None:
         if decided.settled:
             self.progress(decided.settled)
+        variants = _Variants(self.assets, self.jobs)
+        plans: Plans = {}
+        if not self.verify_only:
+            for need in decided.pending:
+                variants.want(need.file, need.format_id, need.crop)
+            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]] = {}
+            for need in decided.pending:
+                at = (need.key, need.widths)
+                if not need.widths or at in plans or at in chains:
+                    continue
+                if need.key in variants.cached:  # planned at once, no task
+                    plans[at] = variants.plan(need, variants.cached[need.key])
+                else:
+                    chains[at] = asyncio.ensure_future(variants.after_base(need))
+            await asyncio.gather(variants.wait(), *chains.values(), return_exceptions=True)
+            plans.update((at, chain.result()) for at, chain in chains.items())
+            await variants.wait()  # candidates planned at once may still be downloading
+            await self._posters(places, decided.results)
+        return self._finish(places, decided, plans, variants.stored)
 
     def _needs_formats(self, places: _Places) -> bool:
         return any(
@@ -409,8 +345,7 @@ class Resolver:
     def _decide(
         self, places: _Places, files: dict[int, File], formats: list[Format] | None
     ) -> _Decided:
-        """Each group's outcome where the metadata decides it, else the variant it needs;
-        the warnings, in the order of the pages."""
+        """Each group's outcome where the metadata decides it, else the variant it needs."""
         codes = places.codes
         decided = _Decided(Resolution(codes), [None] * len(codes))
         result = decided.result
@@ -419,10 +354,9 @@ class Resolver:
             outcome = self._check(first, file, formats)
             if file is not None and not isinstance(outcome, Failure):
                 outcome = self._gdpr(group, codes, file, result) or outcome
-            if isinstance(outcome, tuple):
-                file, format_id, crop, widths = outcome
-                self._alt_text(group, codes, file, result)
-                decided.pending.append((group, file, format_id, crop, widths))
+            if isinstance(outcome, _Need):
+                self._alt_text(group, codes, outcome.file, result)
+                decided.pending.append(replace(outcome, group=group))
             else:
                 for i in group:
                     decided.results[i] = outcome
@@ -437,33 +371,28 @@ class Resolver:
         self,
         places: _Places,
         decided: _Decided,
-        candidates: dict[tuple[VariantKey, tuple[int, ...]], Planned],
+        plans: Plans,
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> Resolution:
         """Every place's outcome, given each pending variant's stored file or failure."""
         codes, results, result = places.codes, decided.results, decided.result
         images: dict[tuple[VariantKey, tuple[int, ...]], ImageOutcome | Failure] = {}
-        for group, file, format_id, crop, widths in decided.pending:
+        for need in decided.pending:
             outcome: Outcome
+            first = codes[need.group[0]]
             if self.verify_only:
-                outcome = Verified(file, widths)
+                outcome = Verified(need.file, need.widths)
             else:
-                key = (file.id, format_id, crop)
-                image = images.get((key, widths))
+                at = (need.key, need.widths)
+                image = images.get(at)
                 if image is None:
-                    image = images[key, widths] = self._image(
-                        codes[group[0]],
-                        file,
-                        (format_id, crop, key),
-                        candidates.get((key, widths)),
-                        stored_of,
-                    )
-                if isinstance(image, ImageOutcome) and widths:
-                    image = replace(image, sizes=self._sizes(codes[group[0]]))
+                    image = images[at] = self._image(first, need, plans.get(at), stored_of)
+                if isinstance(image, ImageOutcome) and need.widths:
+                    image = replace(image, sizes=self._sizes(first))
                 outcome = image
                 if not isinstance(outcome, Failure):
-                    self.progress(len(group))
-            for i in group:
+                    self.progress(len(need.group))
+            for i in need.group:
                 results[i] = outcome
         result.results = [Failure("not resolved") if o is None else o for o in results]
         result.downloads = self.assets.downloads
@@ -471,39 +400,16 @@ class Resolver:
         result.remote_hits = self.assets.remote_hits
         return result
 
-    def _clicks(
-        self, places: _Places, results: list[Outcome | None]
-    ) -> list[tuple[list[int], VideoOutcome]]:
-        """The groups of click-to-load videos, with their outcome so far."""
-        clicks: list[tuple[list[int], VideoOutcome]] = []
-        for group in places.groups:
-            video = results[group[0]]
-            if isinstance(video, VideoOutcome) and self._load(places.codes[group[0]]) == "click":
-                clicks.append((group, video))
-        return clicks
-
-    def _with_posters(
-        self,
-        places: _Places,
-        results: list[Outcome | None],
-        posters: Mapping[int, Published | Failure | None],
-    ) -> None:
-        """Each click-to-load video's places given its poster (by file id), or its failure."""
-        for group, video in self._clicks(places, results):
-            found = posters[video.file.id]
-            outcome: Outcome = (
-                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
-            )
-            for i in group:
-                results[i] = outcome
-
     async def _posters(self, places: _Places, results: list[Outcome | None]) -> None:
-        """Click-to-load videos get their preview image, fetched once per file; one the
-        service cannot give is a warning (a neutral placeholder shows instead), an outage
-        is the build's failure as for images."""
-        import asyncio
-
-        files = {video.file.id: video.file for _, video in self._clicks(places, results)}
+        """Each click-to-load video's preview image, once per file: one the service cannot
+        give is a warning (a placeholder shows), an outage a failure as for images."""
+        clicks = [
+            (group, video)
+            for group in places.groups
+            if isinstance(video := results[group[0]], VideoOutcome)
+            and (places.codes[group[0]].option("load") or self.config.video.load) == "click"
+        ]
+        files = {video.file.id: video.file for _, video in clicks}
         semaphore = asyncio.Semaphore(self.jobs)
 
         async def poster(file: File) -> Published | Failure | None:
@@ -511,8 +417,7 @@ class Resolver:
                 try:
                     stored = await self.assets.cached_poster(file)
                     if stored is None and not self.catalog.offline:
-                        # A preview's URL comes from the listing, which may be older than
-                        # the URL's life: the file is listed again first (cold only).
+                        # The listing may be older than its preview URL's life: list again.
                         file = await self.catalog.fresh(file) or file
                     stored = stored or await self.assets.poster(file)
                 except MediaShortcodesError as exc:
@@ -526,31 +431,37 @@ class Resolver:
             return None if stored is None else Published(poster_name(file, stored), stored)
 
         posters = dict(zip(files, await asyncio.gather(*map(poster, files.values())), strict=True))
-        self._with_posters(places, results, posters)
+        for group, video in clicks:
+            found = posters[video.file.id]
+            outcome: Outcome = (
+                found if isinstance(found, Failure) else replace(video, click=True, poster=found)
+            )
+            for i in group:
+                results[i] = outcome
 
     def _image(
         self,
         sc: Shortcode,
-        file: File,
-        variant: tuple[int, Crop | None, VariantKey],
-        candidates: list[tuple[int, VariantKey]] | None,
+        need: _Need,
+        candidates: list[_Candidate] | None,
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> ImageOutcome | Failure:
         """The published base variant and its srcset candidates, or why there is none."""
-        format_id, crop, key = variant
-        base = stored_of(key)
+        file = need.file
+        base = stored_of(need.key)
         if isinstance(base, BaseException):
             return self._failure(sc, file, base)
         published: dict[int, Published] = {}
-        for width, candidate_key in candidates or ():
-            stored = stored_of(candidate_key)
+        for candidate in candidates or ():
+            stored = stored_of(candidate.key)
             if isinstance(stored, BaseException):
-                return self._failure(sc, file, stored, f" (its {width}w srcset candidate)")
+                what = f" (its {candidate.width}w srcset candidate)"
+                return self._failure(sc, file, stored, what)
             # The descriptor is the width the file really has; never the base's or wider.
             if stored.width < base.width:
-                name = published_name(file, -1, candidate_key[2], stored)
+                name = published_name(file, -1, candidate.key[2], stored)
                 published.setdefault(stored.width, Published(name, stored))
-        name = published_name(file, format_id, crop, base)
+        name = published_name(file, need.format_id, need.crop, base)
         narrowest_first = tuple(published[w] for w in sorted(published))
         # srcset on (sizes set) whenever widths were asked for: the caller sets sizes.
         return ImageOutcome(file, base, name, narrowest_first)
@@ -561,9 +472,6 @@ class Resolver:
         if isinstance(exc, MediaShortcodesError):
             return Failure(f"file {file.id}{what}: {exc}", exc)
         raise exc
-
-    def _load(self, sc: Shortcode) -> str:
-        return sc.option("load") or self.config.video.load
 
     def _sizes(self, sc: Shortcode) -> str:
         return sc.option("sizes") or self.config.images.sizes or "100vw"
@@ -591,7 +499,7 @@ class Resolver:
 
     def _check(
         self, sc: Shortcode, file: File | None, formats: list[Format] | None
-    ) -> Outcome | tuple[File, int, Crop | None, tuple[int, ...]]:
+    ) -> Outcome | _Need:
         if file is None:
             hint = (
                 "it is not in the cache; build once without --offline"
@@ -611,7 +519,7 @@ class Resolver:
             return Failure(f"file {file.id} ({file.name!r}) is a video; use media_video")
         widths = self._widths(sc)
         if sc.crop is not None:
-            return (file, -1, sc.crop, widths)
+            return _Need(file, -1, sc.crop, widths)
         spec = self._format_spec(sc)
         format_id = format_id_for(spec, formats)
         if isinstance(format_id, str) and self.catalog.offline and not formats:
@@ -625,7 +533,7 @@ class Resolver:
             return Failure(format_id)
         if format_id != 0 and widths:
             if sc.option("widths") is None:
-                return (file, format_id, None, ())  # the site's default: for what it can scale
+                return _Need(file, format_id, None, ())  # the site's default: for what it can scale
             where = "" if sc.format is not None else " ([images] default_format)"
             return Failure(
                 f"widths cannot be honoured on the predefined format {spec!r}{where}: the "
@@ -633,13 +541,12 @@ class Resolver:
                 "asked for; use FORMAT original, or a custom crop (w= h= x1= x2= y1= y2=), "
                 "with widths, or leave widths out"
             )
-        return (file, format_id, None, widths)
+        return _Need(file, format_id, None, widths)
 
     def _alt_text(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
     ) -> None:
-        """Warn about an image that has no alt text anywhere: it would be published as
-        decorative (alt=""), which is more often an oversight than a choice."""
+        """Warn about an image with no alt text anywhere (published as alt="")."""
         if not self.config.images.warn_missing_alt:
             return
         if codes[group[0]].option("alt") is None and not file.alttext.strip():
@@ -653,8 +560,7 @@ class Resolver:
     def _gdpr(
         self, group: list[int], codes: list[Shortcode], file: File, result: Resolution
     ) -> Failure | None:
-        """Apply the [images] gdpr policy: a Failure under "fail", a warning under "warn"
-        for each place of the shortcode."""
+        """The [images] gdpr policy: a Failure under "fail", a warning per place under "warn"."""
         policy = self.config.images.gdpr
         if policy == "ignore" or file.gdpr_status.upper() == "OK":
             return None
@@ -666,48 +572,3 @@ class Resolver:
             return Failure(message + ', or set [images] gdpr = "warn" to publish it anyway')
         result.warnings.extend((codes[i], message, GDPR) for i in group)
         return None
-
-
-class LazyConnection:
-    """``await connection()`` opens the service (and the sandbox, if configured) on first
-    use only; a build that the cache can answer never opens it."""
-
-    def __init__(self, config: Config) -> None:
-        self._config = config
-        self._stack = contextlib.ExitStack()
-        self._client: AsyncClient | None = None
-        self._lock: asyncio.Lock | None = None
-
-    async def __call__(self) -> AsyncClient:
-        import asyncio
-
-        from ..client.async_client import client_from_config
-        from ..client.service import open_service
-
-        if self._lock is None:  # made where it is used: no asyncio before the service is asked
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._client is None:
-                service_config, credentials = self._stack.enter_context(open_service(self._config))
-                self._client = client_from_config(service_config, credentials)
-            return self._client
-
-    @property
-    def requests(self) -> int:
-        """Requests sent so far, token requests included."""
-        return self._client.stats.total if self._client is not None else 0
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-        self._stack.close()
-
-
-@contextlib.asynccontextmanager
-async def lazy_client(config: Config) -> AsyncIterator[LazyConnection]:
-    """Yield a `LazyConnection`; close whatever it opened on the way out."""
-    connection = LazyConnection(config)
-    try:
-        yield connection
-    finally:
-        await connection.aclose()

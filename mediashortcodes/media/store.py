@@ -1,21 +1,12 @@
 """The cache's layout on disk: content-addressed blobs and small versioned JSON records.
 
-One folder per service (its namespace, a hash of the API's URL) holds::
-
-    blobs/<ab>/<sha256>              image bytes, named by their SHA-256 (lower-case hex)
-    records/<ab>/<sha256(key)>.json  {"v": 1, "key": key, "at": unix time, "value": ...}
+    blobs/<ab>/<sha256>                  image bytes, named by their SHA-256
+    records/<ab>/<sha256(key)>.json      {"v": 1, "key": key, "at": unix time, "value": ...}
     snapshots/<sha256(site)[:16]>.json   the records one site's last build used
 
-Nothing here is ever unpickled or evaluated, and whoever wrote the folder is not trusted: a
-CI cache is restored from artifacts other jobs (fork pull requests among them) wrote. So
-every read opens the file without following a symlink and takes it only when it is a
-regular file of a bounded size; every folder on the way is checked to be a real folder, not
-a link out of the cache; and every write goes to a new temporary file in such a folder,
-renamed over the name (a rename replaces a planted link, never follows it).
-
-A :class:`Backend` is what a store needs of a place: bytes by layout name. This module's
-:class:`LocalStore` is the local folder; a shared tier (S3-compatible) is one more backend
-of the same names. Only the local store publishes (hard links need a local file).
+Whoever wrote the folder is not trusted (docs/reliability.md): reads never follow a
+symlink and take only a bounded regular file, folders on the way must be real folders,
+and writes are a new temporary file renamed over the name.
 """
 
 from __future__ import annotations
@@ -24,14 +15,13 @@ import contextlib
 import errno
 import hashlib
 import os
-import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 __all__ = [
     "BLOBS",
@@ -42,8 +32,8 @@ __all__ = [
     "BlobCheck",
     "LocalStore",
     "NotInsideError",
+    "SharedTier",
     "blob_name",
-    "is_sha256",
     "publish_blob",
     "record_name",
 ]
@@ -52,9 +42,7 @@ BLOBS = "blobs"
 RECORDS = "records"
 SNAPSHOTS = "snapshots"
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-# A record or snapshot larger than this is damage, not data (a 10,000-page site's snapshot
-# is about 4 MB): it is not read into memory.
+# A record or snapshot larger than this is damage (a 10,000-page site's snapshot: ~4 MB).
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -64,10 +52,6 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "
 
 class NotInsideError(OSError):
     """A folder of the cache is a symlink or not a folder: nothing goes through it."""
-
-
-def is_sha256(text: str) -> bool:
-    return len(text) == 64 and _SHA256.fullmatch(text) is not None
 
 
 def blob_name(sha256: str) -> str:
@@ -81,26 +65,33 @@ def record_name(key: str) -> str:
     return f"{RECORDS}/{digest[:2]}/{digest}.json"
 
 
+def namespace_for(base_url: str, sandbox: bool) -> str:
+    """The folder of one service's entries: a sandbox's, or a hash of the API's URL."""
+    if sandbox:
+        return "sandbox"
+    return hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:16]
+
+
 class Backend(Protocol):
-    """A place holding the layout's names (``blobs/ab/<sha256>``, ``records/ab/<h>.json``,
-    ``snapshots/<h>.json``). Nothing it returns is trusted: the caller validates."""
+    """A place holding the layout's names; nothing it returns is trusted."""
 
     def get(self, name: str, limit: int) -> bytes | None:
-        """The bytes stored under ``name``; None when absent, not a plain file, or larger
-        than ``limit`` bytes."""
-        ...
+        """The bytes under ``name``; None when absent, not a plain file, or over ``limit``."""
 
     def put(self, name: str, data: bytes) -> None:
         """Store ``data`` under ``name``, whole or not at all."""
-        ...
 
-    def delete(self, name: str) -> None:
-        """Remove ``name``; absent is fine."""
-        ...
 
-    def names(self) -> Iterator[str]:
-        """Every name the place holds (the layout's and any other)."""
-        ...
+@runtime_checkable
+class SharedTier(Backend, Protocol):
+    """A backend filled ahead of the look-ups and flushed after (``remote_tier``)."""
+
+    notes: list[str]  # warnings about the tier
+    damaged: set[str]  # names that failed their checks
+
+    async def prefetch(self, keys: Iterable[str], local: Any) -> None: ...
+
+    async def flush(self, used: dict[str, Any] | None, local: Any) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -113,22 +104,20 @@ class BlobCheck:
 
 
 class LocalStore:
-    """The layout in a local folder (``root``, created on first write)."""
+    """The layout in a local folder (``root``, created on first write); the only one that
+    publishes (hard links need a local file)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._root = str(root)
         self._dirs_ok: set[str] = set()  # folders known to be real folders of the cache
 
-    # -- folders ----------------------------------------------------------------------------
-
     def _path(self, name: str) -> str:
         return f"{self._root}{os.sep}{name}" if os.sep == "/" else str(self.root / name)
 
     def _check_dirs(self, name: str, *, create: bool) -> bool:
-        """Whether every folder of ``name`` (the root included) is a real folder; with
-        ``create``, make the missing ones. A symlink or another kind of file there is never
-        followed: NotInsideError. Each folder is looked at once per store."""
+        """Whether every folder of ``name`` (the root included) is a real folder, made when
+        missing with ``create``; NotInsideError for a link or a file. Each checked once."""
         parent = name.rpartition("/")[0]
         if parent in self._dirs_ok:
             return True
@@ -155,18 +144,13 @@ class LocalStore:
             self._dirs_ok.add(folder)
         return True
 
-    # -- reading ----------------------------------------------------------------------------
-
     def _open(self, name: str) -> tuple[int, os.stat_result] | None:
-        """An open descriptor on ``name`` and its status, when it is a regular file inside
-        the cache; None when it is absent, a link or anything else."""
+        """A descriptor on ``name`` and its status if it is a regular file inside the cache."""
         try:
             if not self._check_dirs(name, create=False):
                 return None
             fd = os.open(self._path(name), _READ_FLAGS)
-        except NotInsideError:
-            return None
-        except OSError:  # absent, a symlink (ELOOP), no permission
+        except OSError:  # absent, a symlink (ELOOP), no permission, NotInsideError
             return None
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -191,10 +175,9 @@ class LocalStore:
     def check_blob(
         self, sha256: str, size: int, head_fits: Callable[[bytes], bool]
     ) -> BlobCheck | None:
-        """The blob, if fit to publish: a regular file (not followed through a link), of
-        ``size`` bytes, whose first bytes ``head_fits`` (an image type's signature). The
-        cheap check of every warm lookup; the full hash is checked when a blob is stored and
-        by ``cache verify``."""
+        """The blob if fit to publish: a regular file of ``size`` bytes whose head
+        ``head_fits``. The warm lookup's cheap check; the full hash is checked on store and by
+        ``cache verify``."""
         name = blob_name(sha256)
         opened = self._open(name)
         if opened is None:
@@ -211,8 +194,7 @@ class LocalStore:
         return BlobCheck(self._path(name), info.st_dev, info.st_ino)
 
     def blob_digest(self, sha256: str) -> tuple[str, bytes] | None:
-        """The SHA-256 of the blob's bytes as stored and its first 16 bytes, or None when it
-        is not a plain file."""
+        """The SHA-256 and first 16 bytes of the blob as stored; None if not a plain file."""
         opened = self._open(blob_name(sha256))
         if opened is None:
             return None
@@ -228,11 +210,8 @@ class LocalStore:
             os.close(fd)
         return digest.hexdigest(), head
 
-    # -- writing ----------------------------------------------------------------------------
-
     def put(self, name: str, data: bytes, *, mode: int = 0o644) -> None:
-        """Write ``data`` under ``name`` whole (a new file renamed over the name): a build
-        killed mid-write leaves no torn file, and two builds writing it both end whole."""
+        """Write ``data`` under ``name`` whole: a new file renamed over the name."""
         self._check_dirs(name, create=True)
         target = self._path(name)
         folder = os.path.dirname(target)
@@ -254,11 +233,8 @@ class LocalStore:
         except (FileNotFoundError, NotInsideError):
             pass
 
-    # -- maintenance ------------------------------------------------------------------------
-
     def names(self) -> Iterator[str]:
-        """Every entry under the root, folders last, links and odd files included (never
-        followed): what ``cache verify`` looks at."""
+        """Every entry under the root, links and odd files included (never followed)."""
         if not os.path.isdir(self._root) or os.path.islink(self._root):
             return
         for folder, dirs, files in os.walk(self._root, topdown=False, followlinks=False):
@@ -289,8 +265,7 @@ class LocalStore:
         self._dirs_ok.clear()
 
     def clear(self) -> None:
-        """Remove the whole folder. Links inside are removed, never followed (no chmod
-        through them either: a read-only blob is deleted as it is on POSIX)."""
+        """Remove the whole folder; links inside are removed, never followed."""
         self._dirs_ok.clear()
         if os.path.islink(self._root):
             os.unlink(self._root)
@@ -300,17 +275,15 @@ class LocalStore:
 
 
 def publish_blob(check: BlobCheck, target: Path) -> None:
-    """Put the checked blob at ``target``: a hard link of the very file that was checked
-    (made without following a symlink, its identity compared after), else a copy from it.
-    One system call more than a bare link in the common case. A symlink at ``target`` is
-    replaced, never followed; the folder is the caller's to prove (``fileio.Confined``)."""
+    """Put the checked blob at ``target``: a hard link of the very file checked (its
+    identity compared after), else a copy. A link at ``target`` is replaced, never
+    followed; the folder is the caller's to prove (``fileio.Confined``)."""
     try:
         os.link(check.path, target, follow_symlinks=False)
     except FileExistsError:
         if stat.S_ISREG(os.lstat(target).st_mode):
             return  # published before: the name holds the content's hash
-        # A link (or another odd entry) planted at the name is replaced, never written
-        # through nor left to publish whatever it points to.
+        # A link (or another odd entry) planted at the name is replaced, never followed.
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.part")
         publish_blob(check, tmp)
         try:
@@ -342,8 +315,7 @@ def _replaced(check: BlobCheck) -> OSError:
 
 
 def open_checked(check: BlobCheck) -> BinaryIO:
-    """The checked blob open for reading: the very file that was checked (never through a
-    link, its identity compared), else FileNotFoundError."""
+    """The checked blob open for reading (its identity compared), else FileNotFoundError."""
     fd = os.open(check.path, _READ_FLAGS)
     info = os.fstat(fd)
     if (info.st_dev, info.st_ino) != (check.device, check.inode):
@@ -358,8 +330,7 @@ def _copy(check: BlobCheck, target: Path) -> None:
 
 
 def _writable_then_retry(function, path, info):  # type: ignore[no-untyped-def]
-    """Windows refuses to delete a read-only file: make it writable, then delete it again.
-    A link is never changed (that would change what it points to)."""
+    """Windows refuses to delete a read-only file: make it writable (never a link), retry."""
     if os.path.islink(path) or not os.path.isfile(path):
         raise info[1]
     os.chmod(path, stat.S_IWRITE)
@@ -367,5 +338,5 @@ def _writable_then_retry(function, path, info):  # type: ignore[no-untyped-def]
 
 
 def scratch_store() -> LocalStore:
-    """A store in a new temporary folder: where a read-only cache keeps what a build fetched."""
+    """A store in a new temporary folder (where a read-only cache keeps what it fetched)."""
     return LocalStore(Path(tempfile.mkdtemp(prefix="mediashortcodes-")))

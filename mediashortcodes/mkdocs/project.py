@@ -11,7 +11,7 @@ where MkDocs writes them.
 from __future__ import annotations
 
 import os
-import sys
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -23,11 +23,6 @@ from ..config import Config
 from ..errors import ConfigError
 from ..site.hosted import host_config
 from ..site.pages import display_path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["HostProject", "ProjectPage", "find_project"]
 

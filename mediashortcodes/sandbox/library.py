@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from . import demo, imaging
@@ -84,7 +84,7 @@ class LibraryFile:
 
 def now_iso() -> str:
     """The current time the way the service writes ``uploaded``: milliseconds and offset."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class Library:

@@ -30,7 +30,7 @@ from .template_problems import pages_named
 from .workers import Workers, start_workers, workers_for
 
 if TYPE_CHECKING:
-    from .head_start import HeadStart
+    from ..media.cache import MediaCache
 
 __all__ = ["BuildOptions", "BuildResult", "SiteBuilder", "build_site", "counted"]
 
@@ -41,13 +41,13 @@ class SiteBuilder:
         config: Config,
         options: BuildOptions | None = None,
         *,
-        head_start: HeadStart | None = None,
+        cache: MediaCache | None = None,
     ) -> None:
-        """``head_start``: one the command took before it imported this (head_start.py)."""
+        """``cache``: one the command opened (with a head start) before it imported this."""
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
-        self.pipeline = Pipeline(config, self.options, head_start=head_start)
+        self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
         # What this build counted so far: when a problem stops it, what is known (pages,
         # images, requests ...) is still there for the summary of --format json.

@@ -15,33 +15,27 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-from ..client.runner import run_returning
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
 from ..errors import OUTAGES, Problem
 from ..fileio import Confined, write_atomic
 from ..language import VIDEO, Shortcode
-from ..media.cache import Stored, cache_for
+from ..media.cache import MediaCache, Stored, cache_for
 from ..media.render import Renderer
+from ..media.resolve_step import resolve_site
 from ..media.resolver import (
     Failure,
     ImageOutcome,
-    LazyConnection,
     Resolution,
-    Resolver,
     VideoOutcome,
     published_files,
 )
 from ..usage.manifest import Manifest, page_url
 from .markers import DeferredRenderer, with_markers_replaced
 from .template_problems import pages_named, shown_with_any_stop
-
-if TYPE_CHECKING:
-    from ..media.remote_tier import RemoteTier
-    from .head_start import HeadStart
 
 log = logging.getLogger("mediashortcodes")
 
@@ -122,6 +116,17 @@ def depth_prefix(output_file: str, media_dir: str) -> str:
     return "../" * depth + media_dir.strip("/") + "/"
 
 
+def open_cache(config: Config, options: BuildOptions) -> MediaCache:
+    """The cache a build with ``options`` uses, its shared tier ([cache] remote) included."""
+    return cache_for(
+        config,
+        read_only=options.cache_read_only,
+        shared=True,
+        shared_write=options.cache_write,
+        jobs=options.jobs or config.build.jobs,
+    )
+
+
 class Pipeline:
     """One build: pages render into :attr:`renderer`, then :meth:`resolve`; :meth:`close`.
 
@@ -135,52 +140,27 @@ class Pipeline:
         options: BuildOptions | None = None,
         *,
         preview: bool = False,
-        head_start: HeadStart | None = None,
+        cache: MediaCache | None = None,
     ) -> None:
+        """``cache``: one the command opened (and took a head start on) before it imported
+        the builder; else the pipeline opens its own."""
         self.config = config
         self.options = options or BuildOptions()
         self.preview = preview
         self.renderer = DeferredRenderer()
         self.pages: list[PageEntry] = []  # a host's pages (begin_page)
         self.warnings: list[Problem] = []  # the resolve step's
-        self._head_start = head_start
-        self._remote_warnings: list[str] = []
-        self.remote, self.cache = self._open_cache()
-
-    def _open_cache(self) -> tuple[RemoteTier | None, Any]:
-        options, remote = self.options, None
-        if self.config.cache.remote:  # its module (and asyncio) only for a site that has one
-            from ..media.remote_tier import shared_tier
-
-            remote = shared_tier(
-                self.config,
-                write=options.cache_write or self.config.cache.remote_write,
-                read_only=options.cache_read_only,
-                jobs=options.jobs or self.config.build.jobs,
-                warn=self._remote_warnings.append,
-            )
-        return remote, cache_for(self.config, read_only=options.cache_read_only, remote=remote)
+        self.cache = cache or open_cache(config, self.options)
 
     def start_head_start(self) -> None:
-        """A fresh runner's head start on the shared tier's images (site/head_start.py):
+        """A fresh runner's head start on the shared tier's images (media/head_start.py):
         call it before the pages render."""
         options = self.options
-        if self._head_start is None and not (options.syntax_only or options.check_only):
-            from .head_start import head_start_for
-
-            self._head_start = head_start_for(
-                self.config,
-                jobs=options.jobs,
-                offline=options.offline,
-                refresh=options.refresh,
-                cache=self.cache,
-            )
+        if not (options.syntax_only or options.check_only or options.offline or options.refresh):
+            self.cache.start_head_start(str(self.config.root))
 
     def close(self) -> None:
-        if self._head_start is not None:
-            self._head_start.stop()
-            self._head_start = None
-        self.cache.close()  # a read-only cache's downloads, published by now, go
+        self.cache.close()  # its head start ends; a read-only cache's downloads go
 
     def begin_page(self, source: str, output_file: str, url: str) -> PageEntry:
         """A host's page about to render (``source`` as problems name it)."""
@@ -214,7 +194,7 @@ class Pipeline:
                     raise
                 log.warning("mediashortcodes: %s; showing what the cache holds", exc)
                 self.cache.close()
-                self.remote, self.cache = self._open_cache()
+                self.cache = open_cache(self.config, self.options)
                 resolution = self._resolve_all(result, True, snapshot, progress)
         resolved = Resolved(self, resolution, result)
         resolved.html_for(prefix)  # every place rendered once: its problems are known now
@@ -267,11 +247,6 @@ class Pipeline:
         the snapshot, the cache alone or else the service, the shared tier flushed); its
         warnings go into :attr:`warnings` even when it raises."""
         options, shortcodes = self.options, self.renderer.shortcodes
-        if self._head_start is not None:
-            pack = self._head_start.wait(self.config.cache.remote_timeout)
-            if pack is not None and self.remote is not None:
-                self.remote.give_pack(pack)
-                self.remote.damaged += self._head_start.damaged
         total, done = len(shortcodes), 0
 
         def tick(n: int) -> None:
@@ -284,41 +259,23 @@ class Pipeline:
             # `check` uses no variant, and an update some pages' only: either would shrink it.
             if snapshot and not options.check_only:
                 self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
-            connection = LazyConnection(self.config)
-            resolver = Resolver(
+            resolution, requests, warnings = resolve_site(
                 self.config,
                 self.cache,
-                connection,
+                shortcodes,
                 jobs=options.jobs or self.config.build.jobs,
                 refresh=options.refresh,
                 offline=offline,
                 verify_only=options.check_only,
                 progress=tick,
-                remote=self.remote,
             )
-            resolution = resolver.resolve_cached(shortcodes)
-            if resolution is None:
-                resolution = run_returning(self._resolve_asking(resolver, connection))
-            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in resolver.warn_messages]
+            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
             self.cache.save_snapshot()
-            return resolution, connection.requests
+            return resolution, requests
         finally:
             self.warnings += [
                 Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
             ]
-
-    async def _resolve_asking(self, resolver: Resolver, connection: LazyConnection) -> Resolution:
-        used = None
-        try:
-            resolution = await resolver.resolve(self.renderer.shortcodes)
-            used = self.cache.used_records()
-            return resolution
-        finally:
-            if self.remote is not None:  # what it fetched goes up, even if the build fails
-                await self.remote.flush(used)  # a finished one: what it used, as a pack
-                await self.remote.aclose()
-                self.warnings += [Problem("", 0, 0, m, CACHE) for m in self._remote_warnings]
-            await connection.aclose()
 
     def _shown_on_pages(self, shown: list[bool | None]) -> tuple[int, int]:
         """The images and videos the pages show: each place once on every page it is on (a

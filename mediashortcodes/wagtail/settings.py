@@ -8,7 +8,7 @@ the TOML file's folder. Credentials always come from the environment.
 
 from __future__ import annotations
 
-import sys
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +20,6 @@ from ..errors import ConfigError
 from ..media.live import Publication
 from ..site.builder import media_url_prefix
 from ..usage.manifest import page_url
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 SETTING = "MEDIASHORTCODES"
 

@@ -1,4 +1,4 @@
-"""A fresh runner's head start (site/head_start.py): the shared cache's images are brought
+"""A fresh runner's head start (media/head_start.py): the shared cache's images are brought
 by a second process while the pages render, each checked in full; a warm runner takes none.
 
 The builds run as the command does, in a process of their own (a process with threads,
@@ -157,13 +157,12 @@ def test_the_head_start_keeps_no_image_that_fails_its_checks(
     bucket.put(tampered, next(data for key, data in objects.items() if key.endswith(shas[-1])))
     monkeypatch.setenv(config_mod.ENV_CACHE_DIR, str(site.parent / "cache-pr-1"))
     config = config_mod.load(site)
-    tier = remote_tier.shared_tier(config, write=False, read_only=False, jobs=4, warn=print)
-    assert tier is not None
-    cache = cache_for(config, remote=tier)
+    cache = cache_for(config, shared=True, jobs=4)
+    tier = remote_tier.open_tier(config, cache.dir.name, write=False, jobs=4)
 
     async def bring() -> int:
         try:
-            return await tier.fetch_pack_blobs(cache.keep_blob)
+            return await tier.fetch_pack_blobs(cache)
         finally:
             await tier.aclose()
 

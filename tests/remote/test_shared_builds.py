@@ -288,12 +288,14 @@ def test_a_remote_that_stops_answering_mid_build_costs_one_warning(
     prefetch = remote_tier.RemoteTier.prefetch
     calls = 0
 
-    async def freezing_after_the_first_call(self: remote_tier.RemoteTier, keys: Any) -> None:
+    async def freezing_after_the_first_call(
+        self: remote_tier.RemoteTier, keys: Any, local: Any
+    ) -> None:
         nonlocal calls
         calls += 1
         if calls == 2:  # the file records came; now the server hangs
             s3.pause()
-        await prefetch(self, keys)
+        await prefetch(self, keys, local)
 
     monkeypatch.setattr(remote_tier.RemoteTier, "prefetch", freezing_after_the_first_call)
     try:
