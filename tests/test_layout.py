@@ -1,8 +1,10 @@
-"""The package's layers (docs/architecture.md): no import circle, and imports run one way.
+"""The package's shape (docs/architecture.md): no import circle, imports that run one way,
+small modules and functions.
 
-Module-level imports only: an import inside a function (the sandbox started on demand, the
+No circle counts every import, inside functions too. The layers' direction counts
+module-level imports only: an import inside a function (the sandbox started on demand, the
 client opened only when something is missing from the cache) is how a lower layer reaches a
-higher one lazily, without a circle at import time.
+higher one lazily.
 """
 
 from __future__ import annotations
@@ -43,12 +45,14 @@ def _modules() -> dict[str, tuple[Path, bool]]:
     return found
 
 
-def _imports() -> dict[str, set[str]]:
+def _imports(*, nested: bool = False) -> dict[str, set[str]]:
+    """Each module's imports of the package: module-level ones, or with ``nested`` every one."""
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, (path, is_init) in modules.items():
         package = name if is_init else name.rsplit(".", 1)[0]
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree) if nested else tree.body:
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -108,8 +112,27 @@ def _rank(layer: str) -> int:
     return RANKS.get(layer, INTEGRATION_RANK)
 
 
-def test_the_package_has_no_import_circle() -> None:
-    assert _cycles(_imports()) == []
+def test_the_package_has_no_import_circle_not_even_inside_functions() -> None:
+    assert _cycles(_imports(nested=True)) == []
+
+
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def test_modules_and_functions_stay_small() -> None:
+    too_long = []
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(PACKAGE)
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            too_long.append(f"{name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if length > MAX_FUNCTION_LINES:
+                    too_long.append(f"{name}:{node.lineno} {node.name}: {length} lines")
+    assert too_long == []
 
 
 def test_imports_run_down_the_layers() -> None:

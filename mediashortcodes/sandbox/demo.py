@@ -172,6 +172,21 @@ DEMO_FILES = _demo_files()
 _MEDIA_ID_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 
 
+def _synthetic_folders(rng: random.Random, folders: int) -> list[Fields]:
+    """Folders 1..folders, up to depth 2."""
+    parents: dict[int, int | None] = {}
+    for fid in range(1, folders + 1):
+        parent = None
+        if fid > 3 and rng.random() < 0.6:  # a child of a folder at depth 0 or 1
+            candidates = [f for f, up in parents.items() if up is None or parents[up] is None]
+            parent = rng.choice(candidates)
+        parents[fid] = parent
+    return [
+        {"id": fid, "name": f"Folder {fid:03d}", "parent": parent}
+        for fid, parent in parents.items()
+    ]
+
+
 def synthetic(
     images: int, videos: int, folders: int, seed: int, size: tuple[int, int]
 ) -> tuple[list[Fields], list[Fields]]:
@@ -184,17 +199,7 @@ def synthetic(
     if images < 0 or videos < 0 or folders < 1:
         raise ValueError("synthetic library: images and videos >= 0, folders >= 1")
     rng = random.Random(seed)
-    parents: dict[int, int | None] = {}
-    for fid in range(1, folders + 1):
-        parent = None
-        if fid > 3 and rng.random() < 0.6:  # a child of a folder at depth 0 or 1
-            candidates = [f for f, up in parents.items() if up is None or parents[up] is None]
-            parent = rng.choice(candidates)
-        parents[fid] = parent
-    folder_list: list[Fields] = [
-        {"id": fid, "name": f"Folder {fid:03d}", "parent": parent}
-        for fid, parent in parents.items()
-    ]
+    folder_list = _synthetic_folders(rng, folders)
     hidden = folders + 1
     folder_list.append({"id": hidden, "name": "Restricted", "visible": False})
     width, height = size
