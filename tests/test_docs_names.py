@@ -13,6 +13,7 @@ such as ``manage.py``).
 from __future__ import annotations
 
 import ast
+import importlib
 import io
 import re
 import tokenize
@@ -108,8 +109,17 @@ def dotted_name_exists(name: str) -> bool:
                 return True
             # A package's submodule is a module prefix handled above; otherwise the next
             # part must be a top-level name (deeper parts are that object's attributes).
-            return parts[end] in top_level_names(found)
+            return parts[end] in top_level_names(found) or parts[end] in lazy_names(found)
     return False
+
+
+def lazy_names(path: Path) -> frozenset[str]:
+    """The names a package's ``__init__`` gives on demand (its ``__all__``, as
+    ``mediashortcodes.AsyncClient`` is given by ``__getattr__``)."""
+    if path.name != "__init__.py" or "__getattr__" not in top_level_names(path):
+        return frozenset()
+    module = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    return frozenset(importlib.import_module(module).__all__)
 
 
 def path_exists(path: str, where: Path) -> bool:

@@ -21,7 +21,7 @@ PREVIEW_SIZES = ("thumb", "small")
 
 
 class Service(Protocol):
-    """The part of :class:`mediashortcodes.api.Client` the picker uses."""
+    """The part of :class:`mediashortcodes.client.sync_client.Client` the picker uses."""
 
     def folders(self) -> list[Folder]: ...
     def files(self, folder_id: int) -> list[File]: ...

@@ -66,7 +66,8 @@ def running_picker(
 ) -> Iterator[PickerServer]:
     """A started picker for the configured service; stopped (and its client closed) on exit.
 
-    ``config`` must already name the service (see :func:`mediashortcodes.service.open_service`).
+    ``config`` must already name the service
+    (:func:`mediashortcodes.client.service.open_service`).
     """
     own_client = client is None
     service = client if client is not None else sync_client_from_config(config, credentials)
