@@ -25,7 +25,6 @@ from .parser import (
     parse,
     parse_one,
     scan,
-    simple_shortcode,
     unescape_literal,
     unterminated,
 )
@@ -53,7 +52,6 @@ __all__ = [
     "parse_one",
     "quote",
     "scan",
-    "simple_shortcode",
     "unescape_literal",
     "unterminated",
     "widths_of",

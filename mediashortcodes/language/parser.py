@@ -10,8 +10,9 @@ A shortcode starts at ``<%`` followed by whitespace or a letter (so ERB-style ``
 leaves the first one unterminated. ``\\<%`` is a literal ``<%``. Every problem of a text
 is collected, each with the line and column of the part that is wrong.
 
-The adapters (``markdown``, ``jinja``, ``htmltext``) share :func:`scan` and
-:func:`~.writing.build`; :func:`parse` is the whole-text convenience on top of them.
+Every host reads shortcodes through :func:`is_opening`, :func:`find_end` and
+:func:`parse_one` (or :func:`scan`, which uses them); :func:`parse` is the whole-text
+convenience on top of them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..errors import Problem
 from .model import (
@@ -31,7 +32,6 @@ from .model import (
     NOT_BAREWORD,
     OPEN,
     VIDEO,
-    WORD,
     Found,
     Locate,
     Location,
@@ -150,16 +150,14 @@ def _flush(pending: list[str], segments: list[str | Shortcode]) -> None:
 # -- one shortcode ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str  # "word" | "quoted" | "eq"
     value: str
     offset: int
     spaced: bool  # whitespace (or the name) comes right before it
 
 
-@dataclass(frozen=True)
-class _Part:
+class _Part(NamedTuple):
     """A positional value or a key=value pair, with the offsets to point problems at."""
 
     key: str | None
@@ -169,75 +167,43 @@ class _Part:
     quoted: bool
 
 
-# The commonest shape in one regular expression: a name, an ID, a bare or quoted FORMAT, then
-# key=value options with bare or plain double-quoted values, parts separated by spaces.
-# Anything else (other quotes, escapes, odd spacing, any problem) takes the full parser.
-_SPACE = r"[ \t\r\n]"
-_SIMPLE = re.compile(
-    rf"<%{_SPACE}+(?P<name>{IMAGE}|{VIDEO})"
-    rf"{_SPACE}+(?P<id>[0-9]+)"
-    rf"(?:{_SPACE}+(?:(?P<format>[A-Za-z0-9_.:/-]+)(?![A-Za-z0-9_.:/=-])"
-    rf"|\"(?P<quoted>[A-Za-z0-9_.:/-]+)\"))?"
-    rf"(?P<options>(?:{_SPACE}+[A-Za-z0-9_]+=(?:[A-Za-z0-9_.:/-]+|\"[^\"\\\\]*\"))*)"
-    rf"{_SPACE}*%>\Z"
+# A token after any whitespace: a quoted value (a backslash escapes its quote and itself; an
+# unclosed one runs to the end), '=', or a word (anything else up to whitespace, quote or '=').
+_TOKEN = re.compile(
+    r"(\s*)"
+    r'(?:"((?:\\["\\]|[^"])*)(")?'
+    r"|'((?:\\['\\]|[^'])*)(')?"
+    r"|(=)"
+    r"|([^\s\"'=]+))"
 )
-_OPTION = re.compile(r"([A-Za-z0-9_]+)=(?:([A-Za-z0-9_.:/-]+)|\"([^\"\\\\]*)\")")
+_ESCAPE = {'"': re.compile(r'\\(["\\])'), "'": re.compile(r"\\(['\\])")}
+
+_Parts = tuple[str, int, str | None, tuple[tuple[str, str], ...]]
+_Issues = tuple[tuple[int, str], ...]
 
 
 def parse_one(source: str, path: str, locate: Locate, start: int = 0) -> Found:
     """Parse one complete ``<% ... %>``; offsets given to ``locate`` are within ``source``."""
-    return _parse_simple(source, path, locate, start) or _parse_full(source, path, locate, start)
-
-
-def _parse_simple(source: str, path: str, locate: Locate, start: int) -> Found | None:
-    """The common, valid shortcode, parsed quickly (a site has thousands); else None."""
-    parts = _simple_parts(source)
+    parts, issues = _read(source)
+    end = start + len(source)
     if parts is None:
-        return None
-    name, file_id, fmt, options = parts
+        problems = sorted(Problem(path, *locate(offset), message) for offset, message in issues)
+        return Found(start, end, source, None, tuple(problems))
     line, col = locate(0)
-    shortcode = Shortcode(name, file_id, fmt, options, Location(path, line, col), source)
-    return Found(start, start + len(source), source, shortcode, ())
+    return Found(start, end, source, Shortcode(*parts, Location(path, line, col), source), ())
 
 
-def simple_shortcode(source: str, path: str, line: int, col: int) -> Shortcode | None:
-    """The shortcode ``source`` at ``path:line:col`` when it is a common, valid one; else None
-    (then :func:`parse_one` says what it is, with every problem positioned)."""
-    parts = _simple_parts(source)
-    if parts is None:
-        return None
-    return Shortcode(*parts, Location(path, line, col), source)
-
-
-# Sites repeat the same shortcode text on many pages: its parts are worked out once. A large
-# site has over 10,000 different texts; an entry is a few hundred bytes.
+# Sites repeat the same shortcode text on many pages: each text is read once. A large site has
+# over 10,000 different texts; an entry is a few hundred bytes.
 @lru_cache(maxsize=65536)
-def _simple_parts(source: str) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]] | None:
-    match = _SIMPLE.match(source)
-    if match is None:
-        return None
-    name, file_id, fmt, quoted = match.group("name", "id", "format", "quoted")
-    fmt = fmt if quoted is None else quoted
-    if fmt is not None and name != IMAGE:
-        return None
-    pairs = tuple(
-        (m[1], m[2] if m[2] is not None else m[3]) for m in _OPTION.finditer(match.group("options"))
-    )
-    if check(name, file_id, fmt, pairs):
-        return None
-    return name, int(file_id), fmt, pairs
-
-
-def _parse_full(source: str, path: str, locate: Locate, start: int = 0) -> Found:
-    problems: list[Problem] = []
+def _read(source: str) -> tuple[_Parts | None, _Issues]:
+    """The shortcode's parts, or None and its problems as (offset in ``source``, message)."""
+    issues: list[tuple[int, str]] = []
 
     def problem(offset: int, message: str) -> None:
-        line, col = locate(offset)
-        problems.append(Problem(path, line, col, message))
+        issues.append((offset, message))
 
-    tokens = _lex(source, problem)
-    parts = _group(tokens, problem)
-    shortcode = None
+    parts = _group(_lex(source, problem), problem)
     first = parts[0] if parts else None
     if first is None or first.key is not None or first.quoted or not NAME.match(first.value):
         problem(
@@ -245,61 +211,37 @@ def _parse_full(source: str, path: str, locate: Locate, start: int = 0) -> Found
             "expected a shortcode name after '<%': write <% media_image ID %> or"
             " <% media_video ID %>",
         )
-    else:
-        shortcode = _interpret(source, parts, path, locate, problem)
-    end = start + len(source)
-    problems.sort()
-    return Found(start, end, source, None if problems else shortcode, tuple(problems))
+        return None, tuple(issues)
+    shortcode = _interpret(parts, problem)
+    return (None if issues else shortcode), tuple(issues)
 
 
 def _lex(source: str, problem: Callable[[int, str], None]) -> list[_Token]:
     tokens: list[_Token] = []
-    i, end = 2, len(source) - 2
-    spaced = True
-    while i < end:
-        ch = source[i]
-        if ch.isspace():
-            spaced = True
-            i += 1
-            continue
-        if ch in "\"'":
-            value, stop, closed = _read_quoted(source, i, end)
-            if not closed:
-                problem(i, f"unclosed quote: add the closing {ch} (a value cannot hold '%>')")
-            tokens.append(_Token("quoted", value, i, spaced))
-            i = stop
-        elif ch == "=":
-            tokens.append(_Token("eq", ch, i, spaced))
-            i += 1
-        else:
-            word = WORD.match(source, i, end)
-            assert word is not None  # any other character starts a word
-            bad = NOT_BAREWORD.search(word.group())
+    for match in _TOKEN.finditer(source, 2, len(source) - 2):
+        space, double, double_end, single, single_end, eq, word = match.groups()
+        i = match.start() + len(space)
+        spaced = bool(space) or not tokens
+        if word is not None:
+            bad = NOT_BAREWORD.search(word)
             if bad:
                 problem(
                     i + bad.start(),
                     f"unexpected character {bad.group()!r}: put values that hold it in quotes,"
                     ' like alt="..."',
                 )
-            tokens.append(_Token("word", word.group(), i, spaced))
-            i = word.end()
-        spaced = False
-    return tokens
-
-
-def _read_quoted(source: str, i: int, end: int) -> tuple[str, int, bool]:
-    quote, out, j = source[i], [], i + 1
-    while j < end:
-        ch = source[j]
-        if ch == "\\" and j + 1 < end and source[j + 1] in (quote, "\\"):
-            out.append(source[j + 1])
-            j += 2
-        elif ch == quote:
-            return "".join(out), j + 1, True
+            tokens.append(_Token("word", word, i, spaced))
+        elif eq:
+            tokens.append(_Token("eq", eq, i, spaced))
         else:
-            out.append(ch)
-            j += 1
-    return "".join(out), end, False
+            quote = source[i]
+            value = double if double is not None else single
+            if not (double_end or single_end):
+                problem(i, f"unclosed quote: add the closing {quote} (a value cannot hold '%>')")
+            if "\\" in value:
+                value = _ESCAPE[quote].sub(r"\1", value)
+            tokens.append(_Token("quoted", value, i, spaced))
+    return tokens
 
 
 def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_Part]:
@@ -340,13 +282,7 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
     return parts
 
 
-def _interpret(
-    source: str,
-    parts: list[_Part],
-    path: str,
-    locate: Locate,
-    problem: Callable[[int, str], None],
-) -> Shortcode | None:
+def _interpret(parts: list[_Part], problem: Callable[[int, str], None]) -> _Parts | None:
     name = parts[0].value
     positional: list[_Part] = []
     options: list[_Part] = []
@@ -397,5 +333,4 @@ def _interpret(
         problem(offset, issue.message)
     if issues or file_id is None:
         return None
-    line, col = locate(0)
-    return Shortcode(name, int(file_id), fmt, tuple(pairs), Location(path, line, col), source)
+    return name, int(file_id), fmt, tuple(pairs)

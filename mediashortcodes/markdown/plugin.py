@@ -29,7 +29,6 @@ element) it renders where it is and a warning at its place tells the author to m
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -51,7 +50,6 @@ from ..language import (
     find_end,
     is_opening,
     parse_one,
-    simple_shortcode,
     unterminated,
 )
 from ..language.htmltext import find_in_html, splice
@@ -99,9 +97,6 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     ) -> str:
         token = tokens[idx]
         chosen = renderer_for(env)
-        shortcode = token.meta.get("shortcode")
-        if chosen is not None and shortcode is not None:
-            return chosen.render(shortcode) + "\n"
         found = token.meta.get("found")
         if chosen is None or found is None:
             return f"<p>{escapeHtml(token.content)}</p>\n"
@@ -174,11 +169,6 @@ def _shortcode_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-# A line that is one shortcode, closed by the first "%>", with nothing but blanks after it:
-# what is_opening and find_end accept, in one match (the rule's commonest case).
-_LONE_LINE = re.compile(r"(<%(?:[^\S\n]|[^\W\d])(?:(?!<%|%>)[^\n])*%>)[ \t]*(?=\n|\Z)")
-
-
 def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """Claim a top-level line that is one complete shortcode followed by a blank line.
 
@@ -194,16 +184,11 @@ def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     if start + 1 < end and not state.isEmpty(start + 1):
         return False
     line_end = state.eMarks[start]
-    match = _LONE_LINE.match(src, pos, line_end)
-    if match is not None:
-        stop = match.end(1)
-    else:
-        if not is_opening(src, pos, escapable=False):
-            return False
-        found_stop = find_end(src, pos, line_end)
-        if found_stop is None or src[found_stop:line_end].strip():
-            return False
-        stop = found_stop
+    if not is_opening(src, pos, escapable=False):
+        return False
+    stop = find_end(src, pos, line_end)
+    if stop is None or src[stop:line_end].strip():
+        return False
     if not silent:
         token = state.push(BLOCK_TOKEN, "", 0)
         token.content = src[pos:stop]
@@ -283,12 +268,7 @@ def _collect_lone(
     token: Token, path: str, start_line: int, shortcodes: list[Shortcode], problems: list[Problem]
 ) -> None:
     line, col = start_line + token.map[0], token.meta["col"] + 1
-    shortcode = simple_shortcode(token.content, path, line, col)
-    if shortcode is not None:  # the commonest case, without the general parser's Found
-        token.meta["shortcode"] = shortcode
-        shortcodes.append(shortcode)
-        return
-    found = _parse_block(token, path, line)
+    found = parse_one(token.content, path, lambda i: (line, col + i))
     token.meta["found"] = found
     _record(found, shortcodes, problems)
 
@@ -305,11 +285,6 @@ def _parse_token(token: Token, path: str, locate: Locator) -> Found:
         shortcode = replace(shortcode, location=Location(path, line, col))
         return Found(found.start, found.end, found.source, shortcode, found.problems)
     return found
-
-
-def _parse_block(token: Token, path: str, line: int) -> Found:
-    col = token.meta["col"]
-    return parse_one(token.content, path, lambda i: (line, col + i + 1))
 
 
 def _record(found: Found, shortcodes: list[Shortcode], problems: list[Problem]) -> None:
