@@ -63,8 +63,8 @@ class LineIndex:
 def is_opening(text: str, pos: int, *, escapable: bool = True) -> bool:
     """Whether a shortcode starts at ``pos``: ``<%`` then whitespace or a letter.
 
-    ``escapable``: a backslash right before it makes it literal (Markdown handles its own
-    backslash escapes, so its adapter turns this off).
+    ``escapable``: a backslash right before it makes it literal (Markdown hosts handle their
+    own backslash escapes and turn this off).
     """
     if not text.startswith(OPEN, pos) or (escapable and pos > 0 and text[pos - 1] == "\\"):
         return False
@@ -83,11 +83,7 @@ def find_end(text: str, pos: int, limit: int | None = None) -> int | None:
 
 
 def scan(
-    text: str,
-    path: str,
-    locate: Locate | None = None,
-    start: int = 0,
-    end: int | None = None,
+    text: str, path: str, locate: Locate | None = None, start: int = 0, end: int | None = None
 ) -> Iterator[Found]:
     """Every shortcode in ``text[start:end]``, valid or not, in order."""
     locate = locate or LineIndex(text)
@@ -124,27 +120,18 @@ def parse(text: str, path: str = "<string>", *, start_line: int = 1) -> ParseRes
     """Split ``text`` into literal text and shortcodes; collect every problem."""
     segments: list[str | Shortcode] = []
     problems: list[Problem] = []
-    pending: list[str] = []
-    pos = 0
+    literal, pos = "", 0
     for found in scan(text, path, LineIndex(text, start_line)):
-        pending.append(unescape_literal(text[pos : found.start]))
+        literal += unescape_literal(text[pos : found.start])
         if found.shortcode is None:
-            pending.append(found.source)
+            literal += found.source
         else:
-            _flush(pending, segments)
-            segments.append(found.shortcode)
+            segments += [literal, found.shortcode] if literal else [found.shortcode]
+            literal = ""
         problems.extend(found.problems)
         pos = found.end
-    pending.append(unescape_literal(text[pos:]))
-    _flush(pending, segments)
-    return ParseResult(segments, problems)
-
-
-def _flush(pending: list[str], segments: list[str | Shortcode]) -> None:
-    literal = "".join(pending)
-    pending.clear()
-    if literal:
-        segments.append(literal)
+    literal += unescape_literal(text[pos:])
+    return ParseResult([*segments, literal] if literal else segments, problems)
 
 
 # -- one shortcode ----------------------------------------------------------------------------
@@ -155,6 +142,8 @@ class _Token(NamedTuple):
     value: str
     offset: int
     spaced: bool  # whitespace (or the name) comes right before it
+    key: str | None = None  # key=value written together: one token
+    start: int = 0  # where the token starts: its key's offset, else its own
 
 
 class _Part(NamedTuple):
@@ -167,10 +156,12 @@ class _Part(NamedTuple):
     quoted: bool
 
 
-# A token after any whitespace: a quoted value (a backslash escapes its quote and itself; an
-# unclosed one runs to the end), '=', or a word (anything else up to whitespace, quote or '=').
+# A token after any whitespace, perhaps after ``key=``: a quoted value (a backslash escapes its
+# quote and itself; an unclosed one runs to the end), '=', or a word (anything else up to
+# whitespace, a quote or '=').
 _TOKEN = re.compile(
     r"(\s*)"
+    r"(?:([^\s\"'=]+)=(?=[^\s=]))?"
     r'(?:"((?:\\["\\]|[^"])*)(")?'
     r"|'((?:\\['\\]|[^'])*)(')?"
     r"|(=)"
@@ -219,29 +210,40 @@ def _read(source: str) -> tuple[_Parts | None, _Issues]:
 def _lex(source: str, problem: Callable[[int, str], None]) -> list[_Token]:
     tokens: list[_Token] = []
     for match in _TOKEN.finditer(source, 2, len(source) - 2):
-        space, double, double_end, single, single_end, eq, word = match.groups()
-        i = match.start() + len(space)
+        space, key, double, double_end, single, single_end, eq, word = match.groups()
         spaced = bool(space) or not tokens
+        i = start = match.start() + len(space)
+        if key is not None:
+            _check_word(key, i, problem)
+            i += len(key) + 1
+            if tokens and tokens[-1].kind == "eq":  # "k =v=w": v is k's value, not a key
+                tokens.append(_Token("word", key, start, spaced, None, start))
+                tokens.append(_Token("eq", "=", i - 1, False, None, i - 1))
+                key, spaced, start = None, False, i
         if word is not None:
-            bad = NOT_BAREWORD.search(word)
-            if bad:
-                problem(
-                    i + bad.start(),
-                    f"unexpected character {bad.group()!r}: put values that hold it in quotes,"
-                    ' like alt="..."',
-                )
-            tokens.append(_Token("word", word, i, spaced))
+            _check_word(word, i, problem)
+            kind, value = "word", word
         elif eq:
-            tokens.append(_Token("eq", eq, i, spaced))
+            kind, value = "eq", eq
         else:
-            quote = source[i]
+            kind, quote = "quoted", source[i]
             value = double if double is not None else single
             if not (double_end or single_end):
                 problem(i, f"unclosed quote: add the closing {quote} (a value cannot hold '%>')")
             if "\\" in value:
                 value = _ESCAPE[quote].sub(r"\1", value)
-            tokens.append(_Token("quoted", value, i, spaced))
+        tokens.append(_Token(kind, value, i, spaced, key, start))
     return tokens
+
+
+def _check_word(word: str, offset: int, problem: Callable[[int, str], None]) -> None:
+    bad = NOT_BAREWORD.search(word)
+    if bad:
+        problem(
+            offset + bad.start(),
+            f"unexpected character {bad.group()!r}: put values that hold it in quotes,"
+            ' like alt="..."',
+        )
 
 
 def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_Part]:
@@ -254,7 +256,10 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
             problem(tok.offset, "'=' needs a key before it: write key=value")
             i += 1
             continue
-        if i + 1 < n and tokens[i + 1].kind == "eq":
+        if tok.key is not None:  # key=value written together
+            parts.append(_Part(tok.key, tok.value, tok.start, tok.offset, tok.kind == "quoted"))
+            i += 1
+        elif i + 1 < n and tokens[i + 1].kind == "eq":
             eq = tokens[i + 1]
             value = tokens[i + 2] if i + 2 < n and tokens[i + 2].kind != "eq" else None
             if tok.kind != "word":
@@ -277,9 +282,15 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
             i += 1
         if i < n and not tokens[i].spaced and tokens[i].kind != "eq":
             problem(
-                tokens[i].offset, "missing space: separate the parts of a shortcode with whitespace"
+                tokens[i].start, "missing space: separate the parts of a shortcode with whitespace"
             )
     return parts
+
+
+_TAKES = {
+    IMAGE: "media_image takes ID and FORMAT, then key=value options",
+    VIDEO: "media_video takes no FORMAT, only key=value options (embed, title, lang, load)",
+}
 
 
 def _interpret(parts: list[_Part], problem: Callable[[int, str], None]) -> _Parts | None:
@@ -299,23 +310,10 @@ def _interpret(parts: list[_Part], problem: Callable[[int, str], None]) -> _Part
         else:
             options.append(part)
     file_id = positional[0].value if positional else None
-    fmt = None
-    if name == IMAGE and len(positional) > 1:
-        fmt = positional[1].value
-    limit = 2 if name == IMAGE else 1
-    for extra in positional[limit:]:
-        if name == IMAGE:
-            problem(
-                extra.offset,
-                f"unexpected {extra.value!r}: media_image takes ID and"
-                " FORMAT, then key=value options",
-            )
-        elif name == VIDEO:
-            problem(
-                extra.offset,
-                f"unexpected {extra.value!r}: media_video takes no FORMAT,"
-                " only key=value options (embed, title, lang, load)",
-            )
+    fmt = positional[1].value if name == IMAGE and len(positional) > 1 else None
+    for extra in positional[2 if name == IMAGE else 1 :]:
+        if name in _TAKES:
+            problem(extra.offset, f"unexpected {extra.value!r}: {_TAKES[name]}")
     pairs = [(p.key or "", p.value) for p in options]
     issues = check(name, file_id, fmt, pairs)
     where = {
