@@ -1,30 +1,15 @@
-"""The markdown-it-py plugin's rules: shortcodes in Markdown, with their real positions in the file.
-
-::
-
-    md = MarkdownIt("commonmark").use(shortcodes_plugin)
-    env = {"mediashortcodes": {"path": "content/post.md", "start_line": 4}}
-    html = md.render(text, env)
-    env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
-    env["mediashortcodes"]["warnings"]
+"""The markdown-it-py plugin's rules (usage: see the package's docstring).
 
 An inline rule only finds where a shortcode ends, so code spans, code blocks and backslash
 escapes keep their meaning; a core rule then parses each one and maps its offsets back to
-lines and columns of the source. Rendering is separate: without a renderer a shortcode
-shows as its own (escaped) text, so nothing needs the network.
+lines and columns of the file. Without a renderer a shortcode shows as its own (escaped)
+text. Shortcodes in the text of raw HTML blocks are expanded too (see ``htmltext``).
 
-Shortcodes are also expanded in the text of raw HTML blocks (a ``<div>`` around images),
-but not in attributes, comments, or ``pre``/``code``/``script``/``style``/``textarea``.
+A top-level line that is one shortcode (the commonest case) is one block token: it skips the
+paragraph and inline rules, the plugin's largest cost on a shortcode-heavy site.
 
-A top-level paragraph of one line holding one shortcode, the commonest case, is claimed by a
-block rule as a single ``media_shortcode_block`` token, the same as a one-shortcode paragraph
-in output and records; it skips the other block rules and the inline parser, which cost a
-shortcode-heavy site more than all the rest of the plugin (profiled on the benchmarks).
-
-A shortcode that renders as a block element (a video player, an image with a caption: a
-``<figure>``) but is written inside a paragraph's text splits the paragraph around it, so the
-HTML stays valid; where no split can be exact (in a heading, a link, emphasis, an inline HTML
-element) it renders where it is and a warning at its place tells the author to move it.
+A block shortcode (a video player, a captioned image's ``<figure>``) inside a paragraph's
+text splits the paragraph around it; where no split can be exact it stays, with a warning.
 """
 
 from __future__ import annotations
@@ -64,9 +49,8 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     Per document, ``env["mediashortcodes"]`` takes ``path`` (default "<string>"),
     ``start_line`` (the file line of the text's first line, default 1) and optionally
     ``renderer`` (overrides the plugin's); after parsing it holds ``shortcodes`` (in
-    document order), ``problems`` and ``warnings``: a ``Problem`` for each block shortcode (a
-    video, a captioned image) inside a heading, a link, emphasis or an inline HTML element,
-    where its HTML is invalid; a builder prints them as ``path:line:col: warning: message``.
+    document order), ``problems`` and ``warnings`` (a block shortcode where its HTML is
+    invalid: in a heading, a link, emphasis or an inline HTML element).
     """
     md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
@@ -170,22 +154,17 @@ def _shortcode_rule(state: StateInline, silent: bool) -> bool:
 
 
 def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """Claim a top-level line that is one complete shortcode followed by a blank line.
-
-    Anything else (nested blocks, several shortcodes, text around it, a shortcode over
-    several lines) is left to the paragraph and inline rules, which handle it all.
-    """
+    """Claim a top-level line that is one complete shortcode followed by a blank line;
+    anything else is left to the paragraph and inline rules."""
     if state.level or state.blkIndent or state.sCount[start] >= 4:
         return False
     src = state.src
     pos = state.bMarks[start] + state.tShift[start]
-    if not src.startswith("<%", pos):
+    if not is_opening(src, pos, escapable=False):
         return False
     if start + 1 < end and not state.isEmpty(start + 1):
         return False
     line_end = state.eMarks[start]
-    if not is_opening(src, pos, escapable=False):
-        return False
     stop = find_end(src, pos, line_end)
     if stop is None or src[stop:line_end].strip():
         return False
@@ -300,7 +279,3 @@ def _as_text(tokens: list[Token]) -> None:
             token.type = "text"
         elif token.children:
             _as_text(token.children)
-
-
-# A shortcode written as a link's or image's destination, `[x](<% media_image 1 %>)`, as
-# markdown-it percent-encodes it: "<" opens the destination, the rest is escaped.

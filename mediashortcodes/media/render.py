@@ -25,6 +25,9 @@ from .. import records
 from ..client.redact import redact_urls_in
 from ..config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
 from ..errors import ConfigError, MediaShortcodesError, Problem, place
+from ..language.model import EMBED_VALUES as EMBEDS
+from ..language.model import LOAD_VALUES as LOADS
+from ..language.model import LOADING_VALUES as LOADING
 
 if TYPE_CHECKING:
     from ..language import Location, Shortcode
@@ -71,9 +74,6 @@ _JS_RESERVED = frozenset({
     "throw", "true", "try", "typeof", "undefined", "var", "void", "while", "with", "yield",
 })
 # fmt: on
-LOADING = ("lazy", "eager")
-EMBEDS = ("iframe", "script")
-LOADS = ("eager", "click")
 _PLACEHOLDER_MESSAGE_LIMIT = 500
 
 
@@ -350,12 +350,9 @@ class Renderer:
         return None
 
     def same_everywhere(self, shortcode: Shortcode) -> bool:
-        """Whether the HTML of this (resolved) shortcode is the same wherever it is written.
-
-        True unless its templates can see the shortcode itself (and so its location), include
-        other templates, or it is a script embed (its element id comes from the location).
-        A builder renders such a shortcode once and reuses the HTML for its other places.
-        """
+        """Whether this shortcode's HTML is the same wherever it is written (a builder renders
+        it once): not when its templates see the shortcode (so its place) or include others,
+        nor for a script embed (its element id comes from the place)."""
         if shortcode.name == "media_video":
             embed = self._embed(shortcode)
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
