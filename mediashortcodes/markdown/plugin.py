@@ -40,7 +40,7 @@ from ..language import (
 from ..language.htmltext import find_in_html, splice
 from .blocks import block_kind, check_destination, check_references, mark_blocks, place_blocks
 from .positions import Locator, SourceLines
-from .tokens import BLOCK, BLOCK_TOKEN, ENV_KEY, FOUND, LONE_TOKENS, TOKEN
+from .tokens import BLOCK, BLOCK_TOKEN, ENV_KEY, FOUND, TOKEN
 
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
@@ -54,7 +54,6 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     """
     md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
-    md.core.ruler.before("block", f"{TOKEN}_begin", _begin)
     md.core.ruler.after("inline", TOKEN, _collect)
 
     def renderer_for(env: EnvType) -> ShortcodeRenderer | None:
@@ -173,17 +172,8 @@ def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         token.content = src[pos:stop]
         token.map = [start, start + 1]
         token.meta = {"col": pos - state.bMarks[start]}
-        state.env[ENV_KEY][LONE_TOKENS].append(token)  # the list _begin put there
     state.line = start + 1
     return True
-
-
-def _begin(state: StateCore) -> None:
-    """Give the block rule a list for the lone lines' tokens of this document."""
-    data = state.env.get(ENV_KEY)
-    if not isinstance(data, dict):
-        data = state.env[ENV_KEY] = {}
-    data[LONE_TOKENS] = []
 
 
 def _collect(state: StateCore) -> None:
@@ -195,14 +185,7 @@ def _collect(state: StateCore) -> None:
     problems: list[Problem] = []
     warnings: list[Problem] = []
     data["shortcodes"], data["problems"], data["warnings"] = shortcodes, problems, warnings
-    lone: list[Token] = data.pop(LONE_TOKENS, [])
     if "<%" not in state.src:
-        return
-    if state.src.count("<%") == len(lone):
-        # Every "<%" opens a lone line's shortcode (the commonest page): those tokens are
-        # all there is to parse, in order, without walking every token of the page.
-        for token in lone:
-            _collect_lone(token, path, start_line, shortcodes, problems)
         return
     lines = SourceLines(state.src, start_line)
     check_references(state.env.get("references"), lines, path, warnings)
