@@ -177,7 +177,6 @@ class Renderer:
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
-            keep_trailing_newline=False,
             auto_reload=auto_reload,
         )
         self._seeing: dict[str, bool] = {}
