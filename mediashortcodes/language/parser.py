@@ -142,18 +142,8 @@ class _Token(NamedTuple):
     value: str
     offset: int
     spaced: bool  # whitespace (or the name) comes right before it
-    key: str | None = None  # key=value written together: one token
+    key: str | None = None  # key=value: one token (a part, once grouped)
     start: int = 0  # where the token starts: its key's offset, else its own
-
-
-class _Part(NamedTuple):
-    """A positional value or a key=value pair, with the offsets to point problems at."""
-
-    key: str | None
-    value: str
-    offset: int
-    value_offset: int
-    quoted: bool
 
 
 # A token after any whitespace, perhaps after ``key=``: a quoted value (a backslash escapes its
@@ -196,7 +186,12 @@ def _read(source: str) -> tuple[_Parts | None, _Issues]:
 
     parts = _group(_lex(source, problem), problem)
     first = parts[0] if parts else None
-    if first is None or first.key is not None or first.quoted or not NAME.match(first.value):
+    if (
+        first is None
+        or first.key is not None
+        or first.kind == "quoted"
+        or not NAME.match(first.value)
+    ):
         problem(
             0,
             "expected a shortcode name after '<%': write <% media_image ID %> or"
@@ -246,9 +241,9 @@ def _check_word(word: str, offset: int, problem: Callable[[int, str], None]) -> 
         )
 
 
-def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_Part]:
-    """Tokens into parts: ``value`` or ``key=value`` with nothing between them."""
-    parts: list[_Part] = []
+def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_Token]:
+    """Tokens into parts: ``value`` or ``key=value`` (one token with its key)."""
+    parts: list[_Token] = []
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
@@ -256,10 +251,7 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
             problem(tok.offset, "'=' needs a key before it: write key=value")
             i += 1
             continue
-        if tok.key is not None:  # key=value written together
-            parts.append(_Part(tok.key, tok.value, tok.start, tok.offset, tok.kind == "quoted"))
-            i += 1
-        elif i + 1 < n and tokens[i + 1].kind == "eq":
+        if tok.key is None and i + 1 < n and tokens[i + 1].kind == "eq":
             eq = tokens[i + 1]
             value = tokens[i + 2] if i + 2 < n and tokens[i + 2].kind != "eq" else None
             if tok.kind != "word":
@@ -274,11 +266,10 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
             if eq.spaced or value.spaced:
                 problem(eq.offset, f"write {tok.value}=value with no spaces around '='")
             if tok.kind == "word":
-                quoted = value.kind == "quoted"
-                parts.append(_Part(tok.value, value.value, tok.offset, value.offset, quoted))
+                parts.append(value._replace(spaced=tok.spaced, key=tok.value, start=tok.offset))
             i += 3
-        else:
-            parts.append(_Part(None, tok.value, tok.offset, tok.offset, tok.kind == "quoted"))
+        else:  # a value, or key=value written together
+            parts.append(tok)
             i += 1
         if i < n and not tokens[i].spaced and tokens[i].kind != "eq":
             problem(
@@ -293,10 +284,10 @@ _TAKES = {
 }
 
 
-def _interpret(parts: list[_Part], problem: Callable[[int, str], None]) -> _Parts | None:
+def _interpret(parts: list[_Token], problem: Callable[[int, str], None]) -> _Parts | None:
     name = parts[0].value
-    positional: list[_Part] = []
-    options: list[_Part] = []
+    positional: list[_Token] = []
+    options: list[_Token] = []
     for part in parts[1:]:
         if part.key is None:
             if options and name in KEYS:
@@ -325,7 +316,7 @@ def _interpret(parts: list[_Part], problem: Callable[[int, str], None]) -> _Part
     for issue in issues:
         if isinstance(issue.where, int):
             part = options[issue.where]
-            offset = part.offset if issue.at_key else part.value_offset
+            offset = part.start if issue.at_key else part.offset
         else:
             offset = where[issue.where]
         problem(offset, issue.message)
