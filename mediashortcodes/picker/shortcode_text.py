@@ -1,4 +1,4 @@
-"""Shortcode text for a picked file, in the language of DESIGN.md (pure).
+"""Shortcode text for a picked file, in the shortcode language (pure).
 
 ``<% media_image ID [FORMAT] [key=value ...] %>`` and ``<% media_video ID [key=value ...] %>``:
 values are barewords when they can be, otherwise double-quoted with the quote and the
