@@ -12,14 +12,12 @@ a filter for HTML (CMS rich text) that holds shortcodes.
     {{ page.body|richtext|media_shortcodes }}
 
 Template source is rewritten before lexing: each shortcode becomes one ``{{ ... }}`` call
-that carries the parsed shortcode and its location, padded with the shortcode's newlines
-so Jinja's line numbers stay right. Shortcodes inside Jinja tags, comments, ``{% raw %}``
-blocks, HTML comments, ``<script>``/``<style>`` and HTML tags (an attribute's value, where
-an ``<img>`` would break the markup) are left alone; ``\\<%`` is a literal.
+carrying the parsed shortcode and its place, padded with its newlines so Jinja's line
+numbers stay right. Shortcodes inside Jinja tags, comments, raw blocks, HTML comments,
+``<script>``/``<style>`` and HTML tags are left alone; ``\\<%`` is a literal.
 
-The renderer is looked up at render time, in this order: a ``mediashortcodes_renderer``
-variable in the render context, ``environment.mediashortcodes_renderer``, then
-``environment.mediashortcodes_renderer_factory()``.
+The renderer is, in this order: a ``mediashortcodes_renderer`` variable of the render
+context, ``environment.mediashortcodes_renderer``, ``mediashortcodes_renderer_factory()``.
 """
 
 from __future__ import annotations
@@ -52,6 +50,7 @@ from .language import (
     build,
     find_end,
     is_opening,
+    parse_one,
     scan,
 )
 from .language.htmltext import HTML_TAG, escaped_openings, find_in_html, splice
@@ -88,7 +87,7 @@ class MediaShortcodesExtension(Extension):
 def rewrite(source: str, path: str, environment: Environment) -> str:
     """Template source with every shortcode turned into a call to the renderer."""
     locate = LineIndex(source)
-    in_tags = _html_tags(source)
+    in_tags = [m.span() for m in HTML_TAG.finditer(source)]
     replacements: list[tuple[int, int, str]] = []
     for start, end in _template_text(source, environment):
         for found in scan(source, path, locate, start, end):
@@ -104,15 +103,8 @@ def rewrite(source: str, path: str, environment: Environment) -> str:
 
 def _call(found: Found, environment: Environment) -> str:
     if found.shortcode is not None:
-        sc = found.shortcode
-        payload: dict[str, Any] = {
-            "name": sc.name,
-            "file_id": sc.file_id,
-            "format": sc.format,
-            "options": sc.options,
-            "location": [sc.location.path, sc.location.line, sc.location.col],
-            "source": sc.source,
-        }
+        loc = found.shortcode.location
+        payload: dict[str, Any] = {"source": found.source, "at": [loc.path, loc.line, loc.col]}
     else:
         payload = {"problems": [[p.path, p.line, p.col, p.message] for p in found.problems]}
     literal = json.dumps(json.dumps(payload, ensure_ascii=True))
@@ -121,11 +113,6 @@ def _call(found: Found, environment: Environment) -> str:
         f"{environment.variable_start_string} {RENDER_GLOBAL}({literal}){newlines} "
         f"{environment.variable_end_string}"
     )
-
-
-def _html_tags(source: str) -> list[tuple[int, int]]:
-    """The (start, end) of each HTML tag in the source, in order."""
-    return [m.span() for m in HTML_TAG.finditer(source)]
 
 
 def _inside(tags: list[tuple[int, int]], offset: int) -> bool:
@@ -207,8 +194,8 @@ def _tag_end(source: str, pos: int, end_string: str) -> int:
 
 
 def template_path(name: str | None, filename: str | None) -> str:
-    """The path shown in problems: the file relative to the working directory when it is
-    below it, else the file's path, else the template's name."""
+    """The path shown in problems: the file (relative to the working directory when below
+    it), else the template's name."""
     if filename and not filename.startswith("<"):  # Jinja says "<template>" for no file
         try:
             relative = os.path.relpath(filename)
@@ -222,7 +209,7 @@ def template_path(name: str | None, filename: str | None) -> str:
 
 
 def renderer_for(context: Context) -> ShortcodeRenderer:
-    """The renderer for this render call (see the module docstring for the order)."""
+    """The renderer for this render call (the order: see the module's docstring)."""
     chosen = context.get(CONTEXT_RENDERER)
     env = context.environment
     if chosen is None:
@@ -244,14 +231,10 @@ def _decode(payload: str) -> Shortcode | tuple[Problem, ...]:
     data = json.loads(payload)
     if "problems" in data:
         return tuple(Problem(*p) for p in data["problems"])
-    return Shortcode(
-        name=data["name"],
-        file_id=data["file_id"],
-        format=data["format"],
-        options=tuple((k, v) for k, v in data["options"]),
-        location=Location(*data["location"]),
-        source=data["source"],
-    )
+    path, line, col = data["at"]
+    shortcode = parse_one(data["source"], path, lambda i: (line, col)).shortcode
+    assert shortcode is not None  # it parsed when the template was rewritten
+    return shortcode
 
 
 @pass_context
@@ -297,10 +280,7 @@ def _given(value: Any) -> Any:
 
 
 def _caller(context: Context) -> tuple[str, int]:
-    """The template and line that called us, from the frames of compiled template code.
-
-    Column is unknown (0). Without frame introspection the line is 0.
-    """
+    """The template and line that called us (column unknown: 0; without frames, line 0)."""
     getframe = getattr(sys, "_getframe", None)
     found = calling_template(getframe(1) if getframe is not None else None)
     if found is None:
@@ -324,11 +304,10 @@ def calling_template(frame: FrameType | None) -> tuple[Template, int] | None:
 def media_shortcodes(context: Context, value: Any, path: str | None = None) -> Markup:
     """Render the shortcodes in HTML, raw or HTML-escaped (rich text).
 
-    Markup (Jinja's ``Markup``, Django's ``SafeString``: rich text, a raw-HTML block) is HTML
-    and passes through untouched around the shortcodes. A plain string is text when
-    autoescaping is on, as for ``{{ value }}``: it is escaped first, so an editor's text
-    block cannot put a ``<script>`` on the page. Problems are reported at lines and columns
-    of that HTML, under ``path`` (default: ``<html in TEMPLATE>``).
+    Markup (``Markup``, Django's ``SafeString``) passes through untouched around them; a
+    plain string is escaped first when autoescaping is on, as ``{{ value }}`` would be, so a
+    text block cannot put a ``<script>`` on the page. Problems are placed in that HTML, under
+    ``path`` (default: ``<html in TEMPLATE>``).
     """
     if value is None:
         html = ""

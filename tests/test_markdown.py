@@ -241,7 +241,7 @@ def test_the_lone_shortcode_block_rule_changes_neither_output_nor_records(text, 
 def test_a_lone_shortcode_is_one_block_token_carrying_the_parsed_shortcode():
     tokens = markdown().parse("Intro.\n\n<% media_image 9 %>\n")
     assert [t.type for t in tokens][-1] == "media_shortcode_block"
-    assert tokens[-1].meta["shortcode"].file_id == 9
+    assert tokens[-1].meta["found"].shortcode.file_id == 9
 
 
 def test_public_names_are_exported():

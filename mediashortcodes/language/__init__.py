@@ -1,7 +1,6 @@
-"""The shortcode language, pure (no I/O): its vocabulary (:mod:`.model`), the parser
-(:mod:`.parser`), validation and shortcodes from Python values (:mod:`.validation`), and
-shortcodes inside HTML (:mod:`.htmltext`). The names below are its
-interface to the rest of the package."""
+"""The shortcode language, pure (no I/O): vocabulary (:mod:`.model`), parser (:mod:`.parser`),
+rules (:mod:`.validation`), shortcodes in HTML (:mod:`.htmltext`) and in built pages
+(:mod:`.refs`). The names below are its interface to the rest of the package."""
 
 from __future__ import annotations
 
@@ -25,7 +24,6 @@ from .parser import (
     parse,
     parse_one,
     scan,
-    simple_shortcode,
     unescape_literal,
     unterminated,
 )
@@ -53,7 +51,6 @@ __all__ = [
     "parse_one",
     "quote",
     "scan",
-    "simple_shortcode",
     "unescape_literal",
     "unterminated",
     "widths_of",

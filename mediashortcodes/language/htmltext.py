@@ -1,11 +1,8 @@
-"""Shortcodes inside HTML (pure): found in text only, never in tags, comments or code.
+"""Shortcodes inside HTML (raw HTML blocks, a CMS's rich text), pure: found in text only.
 
-Raw HTML blocks in Markdown and rich text from a CMS both hold shortcodes among markup. A
-shortcode inside an attribute, an HTML comment, or a ``pre``/``code``/``script``/``style``/
-``textarea`` element is left alone: expanding it there would break the markup or expand
-something the author commented out or quoted as code. Rich-text editors save a shortcode
-HTML-escaped (``&lt;% media_image 12 alt=&quot;A&quot; %&gt;``); ``escaped=True`` finds that
-form as well as the raw one.
+In an attribute, a comment or a ``pre``/``code``/``script``/``style``/``textarea`` element a
+shortcode is left alone (expanding it would break the markup, or expand what the author
+quoted). Rich-text editors save shortcodes HTML-escaped; ``escaped=True`` finds those too.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The shortcode language's vocabulary (pure): names, keys and their values, and the
-Shortcode, Location and parse results that the parser, the adapters and the build share."""
+"""The shortcode language's vocabulary (pure): names, keys, values, and the Shortcode,
+Location and parse results that the parser, the hosts and the build share."""
 
 from __future__ import annotations
 
@@ -30,8 +30,6 @@ EMBED_VALUES = ("iframe", "script")
 LOAD_VALUES = ("eager", "click")
 STRETCH_VALUES = {"1": True, "true": True, "0": False, "false": False}
 
-BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
-WORD = re.compile(r"[^\s\"'=]+")
 NOT_BAREWORD = re.compile(r"[^A-Za-z0-9_.:/-]")
 NAME = re.compile(r"[A-Za-z_]")
 FULL_BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+\Z")
@@ -46,15 +44,12 @@ Locate = Callable[[int], tuple[int, int]]
 
 
 # A large site holds a Location and a Shortcode for each of its tens of thousands of places:
-# slots, not a __dict__ each (about 190 bytes less a place). Frozen classes with slots are
-# pickled field by field (the workers send their places back): see __getstate__.
+# slots, not a __dict__ each. Pickling (the workers send places back) takes the fields only.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Location:
     """Where a shortcode starts: 1-based line and column; col 0 means "column unknown"."""
-
-    __slots__ = ("col", "line", "path")
 
     path: str
     line: int
@@ -63,22 +58,14 @@ class Location:
     def __str__(self) -> str:
         return place(self.path, self.line, self.col)
 
-    def __getstate__(self) -> tuple[str, int, int]:
-        return self.path, self.line, self.col
 
-    def __setstate__(self, state: tuple[str, int, int]) -> None:
-        for name, value in zip(("path", "line", "col"), state, strict=True):
-            object.__setattr__(self, name, value)
+class _Memo:
+    __slots__ = ("_crop", "_hash")  # worked out once, never pickled (a str hash is per process)
 
 
-_SHORTCODE_FIELDS = ("name", "file_id", "format", "options", "location", "source")
-
-
-@dataclass(frozen=True)
-class Shortcode:
+@dataclass(frozen=True, slots=True)
+class Shortcode(_Memo):
     """One valid shortcode. Options keep the order written; values are unquoted."""
-
-    __slots__ = (*_SHORTCODE_FIELDS, "_crop", "_hash")
 
     name: str
     file_id: int
@@ -88,9 +75,7 @@ class Shortcode:
     source: str
 
     def __hash__(self) -> int:
-        # A build keys dicts by shortcode at every phase (tens of thousands of lookups): the
-        # hash of all fields is worked out once. It is not pickled (see __getstate__).
-        # Equal shortcodes have the same text and place, whose strings cache their own hashes.
+        # Builds key dicts by shortcode at every phase: the hash is worked out once.
         try:
             return self._hash  # type: ignore[no-any-return]
         except AttributeError:
@@ -98,14 +83,6 @@ class Shortcode:
             value = hash((self.source, loc.path, loc.line, loc.col))
             object.__setattr__(self, "_hash", value)
             return value
-
-    def __getstate__(self) -> tuple[object, ...]:
-        # The hash of text differs between processes: an unpickled copy works it out again.
-        return tuple(getattr(self, name) for name in _SHORTCODE_FIELDS)
-
-    def __setstate__(self, state: tuple[object, ...]) -> None:
-        for name, value in zip(_SHORTCODE_FIELDS, state, strict=True):
-            object.__setattr__(self, name, value)
 
     def option(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``; ``""`` (e.g. a decorative ``alt=""``) differs from absent."""
@@ -117,8 +94,6 @@ class Shortcode:
     @property
     def crop(self) -> Crop | None:
         """The custom crop (format -1) when any crop key is present."""
-        # Asked several times for each of a site's thousands of shortcodes: worked out once,
-        # kept like the hash (functools.cached_property takes a lock on every first read).
         try:
             return self._crop  # type: ignore[no-any-return]
         except AttributeError:
@@ -152,12 +127,7 @@ def crop_of(options: tuple[tuple[str, str], ...]) -> Crop | None:
         return int(values[key]) if key in values else None
 
     return Crop(
-        w=int(values["w"]),
-        h=int(values["h"]),
-        x1=int(values["x1"]),
-        x2=int(values["x2"]),
-        y1=int(values["y1"]),
-        y2=int(values["y2"]),
+        **{key: int(values[key]) for key in REQUIRED_CROP_KEYS},
         sw=number("sw"),
         sh=number("sh"),
         stretch=STRETCH_VALUES.get(values.get("stretch", "0").lower(), False),

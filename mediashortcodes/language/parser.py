@@ -10,8 +10,9 @@ A shortcode starts at ``<%`` followed by whitespace or a letter (so ERB-style ``
 leaves the first one unterminated. ``\\<%`` is a literal ``<%``. Every problem of a text
 is collected, each with the line and column of the part that is wrong.
 
-The adapters (``markdown``, ``jinja``, ``htmltext``) share :func:`scan` and
-:func:`~.writing.build`; :func:`parse` is the whole-text convenience on top of them.
+Every host reads shortcodes through :func:`is_opening`, :func:`find_end` and
+:func:`parse_one` (or :func:`scan`, which uses them); :func:`parse` is the whole-text
+convenience on top of them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..errors import Problem
 from .model import (
@@ -31,7 +32,6 @@ from .model import (
     NOT_BAREWORD,
     OPEN,
     VIDEO,
-    WORD,
     Found,
     Locate,
     Location,
@@ -63,8 +63,8 @@ class LineIndex:
 def is_opening(text: str, pos: int, *, escapable: bool = True) -> bool:
     """Whether a shortcode starts at ``pos``: ``<%`` then whitespace or a letter.
 
-    ``escapable``: a backslash right before it makes it literal (Markdown handles its own
-    backslash escapes, so its adapter turns this off).
+    ``escapable``: a backslash right before it makes it literal (Markdown hosts handle their
+    own backslash escapes and turn this off).
     """
     if not text.startswith(OPEN, pos) or (escapable and pos > 0 and text[pos - 1] == "\\"):
         return False
@@ -83,11 +83,7 @@ def find_end(text: str, pos: int, limit: int | None = None) -> int | None:
 
 
 def scan(
-    text: str,
-    path: str,
-    locate: Locate | None = None,
-    start: int = 0,
-    end: int | None = None,
+    text: str, path: str, locate: Locate | None = None, start: int = 0, end: int | None = None
 ) -> Iterator[Found]:
     """Every shortcode in ``text[start:end]``, valid or not, in order."""
     locate = locate or LineIndex(text)
@@ -124,187 +120,130 @@ def parse(text: str, path: str = "<string>", *, start_line: int = 1) -> ParseRes
     """Split ``text`` into literal text and shortcodes; collect every problem."""
     segments: list[str | Shortcode] = []
     problems: list[Problem] = []
-    pending: list[str] = []
-    pos = 0
+    literal, pos = "", 0
     for found in scan(text, path, LineIndex(text, start_line)):
-        pending.append(unescape_literal(text[pos : found.start]))
+        literal += unescape_literal(text[pos : found.start])
         if found.shortcode is None:
-            pending.append(found.source)
+            literal += found.source
         else:
-            _flush(pending, segments)
-            segments.append(found.shortcode)
+            segments += [literal, found.shortcode] if literal else [found.shortcode]
+            literal = ""
         problems.extend(found.problems)
         pos = found.end
-    pending.append(unescape_literal(text[pos:]))
-    _flush(pending, segments)
-    return ParseResult(segments, problems)
-
-
-def _flush(pending: list[str], segments: list[str | Shortcode]) -> None:
-    literal = "".join(pending)
-    pending.clear()
-    if literal:
-        segments.append(literal)
+    literal += unescape_literal(text[pos:])
+    return ParseResult([*segments, literal] if literal else segments, problems)
 
 
 # -- one shortcode ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str  # "word" | "quoted" | "eq"
     value: str
     offset: int
     spaced: bool  # whitespace (or the name) comes right before it
+    key: str | None = None  # key=value: one token (a part, once grouped)
+    start: int = 0  # where the token starts: its key's offset, else its own
 
 
-@dataclass(frozen=True)
-class _Part:
-    """A positional value or a key=value pair, with the offsets to point problems at."""
-
-    key: str | None
-    value: str
-    offset: int
-    value_offset: int
-    quoted: bool
-
-
-# The commonest shape in one regular expression: a name, an ID, a bare or quoted FORMAT, then
-# key=value options with bare or plain double-quoted values, parts separated by spaces.
-# Anything else (other quotes, escapes, odd spacing, any problem) takes the full parser.
-_SPACE = r"[ \t\r\n]"
-_SIMPLE = re.compile(
-    rf"<%{_SPACE}+(?P<name>{IMAGE}|{VIDEO})"
-    rf"{_SPACE}+(?P<id>[0-9]+)"
-    rf"(?:{_SPACE}+(?:(?P<format>[A-Za-z0-9_.:/-]+)(?![A-Za-z0-9_.:/=-])"
-    rf"|\"(?P<quoted>[A-Za-z0-9_.:/-]+)\"))?"
-    rf"(?P<options>(?:{_SPACE}+[A-Za-z0-9_]+=(?:[A-Za-z0-9_.:/-]+|\"[^\"\\\\]*\"))*)"
-    rf"{_SPACE}*%>\Z"
+# A token after any whitespace, perhaps after ``key=``: a quoted value (a backslash escapes its
+# quote and itself; an unclosed one runs to the end), '=', or a word (anything else up to
+# whitespace, a quote or '=').
+_TOKEN = re.compile(
+    r"(\s*)"
+    r"(?:([^\s\"'=]+)=(?=[^\s=]))?"
+    r'(?:"((?:\\["\\]|[^"])*)(")?'
+    r"|'((?:\\['\\]|[^'])*)(')?"
+    r"|(=)"
+    r"|([^\s\"'=]+))"
 )
-_OPTION = re.compile(r"([A-Za-z0-9_]+)=(?:([A-Za-z0-9_.:/-]+)|\"([^\"\\\\]*)\")")
+_ESCAPE = {'"': re.compile(r'\\(["\\])'), "'": re.compile(r"\\(['\\])")}
+
+_Parts = tuple[str, int, str | None, tuple[tuple[str, str], ...]]
+_Issues = tuple[tuple[int, str], ...]
 
 
 def parse_one(source: str, path: str, locate: Locate, start: int = 0) -> Found:
     """Parse one complete ``<% ... %>``; offsets given to ``locate`` are within ``source``."""
-    return _parse_simple(source, path, locate, start) or _parse_full(source, path, locate, start)
-
-
-def _parse_simple(source: str, path: str, locate: Locate, start: int) -> Found | None:
-    """The common, valid shortcode, parsed quickly (a site has thousands); else None."""
-    parts = _simple_parts(source)
+    parts, issues = _read(source)
+    end = start + len(source)
     if parts is None:
-        return None
-    name, file_id, fmt, options = parts
+        problems = sorted(Problem(path, *locate(offset), message) for offset, message in issues)
+        return Found(start, end, source, None, tuple(problems))
     line, col = locate(0)
-    shortcode = Shortcode(name, file_id, fmt, options, Location(path, line, col), source)
-    return Found(start, start + len(source), source, shortcode, ())
+    return Found(start, end, source, Shortcode(*parts, Location(path, line, col), source), ())
 
 
-def simple_shortcode(source: str, path: str, line: int, col: int) -> Shortcode | None:
-    """The shortcode ``source`` at ``path:line:col`` when it is a common, valid one; else None
-    (then :func:`parse_one` says what it is, with every problem positioned)."""
-    parts = _simple_parts(source)
-    if parts is None:
-        return None
-    return Shortcode(*parts, Location(path, line, col), source)
-
-
-# Sites repeat the same shortcode text on many pages: its parts are worked out once. A large
-# site has over 10,000 different texts; an entry is a few hundred bytes.
+# Sites repeat the same shortcode text on many pages: each text is read once. A large site has
+# over 10,000 different texts; an entry is a few hundred bytes.
 @lru_cache(maxsize=65536)
-def _simple_parts(source: str) -> tuple[str, int, str | None, tuple[tuple[str, str], ...]] | None:
-    match = _SIMPLE.match(source)
-    if match is None:
-        return None
-    name, file_id, fmt, quoted = match.group("name", "id", "format", "quoted")
-    fmt = fmt if quoted is None else quoted
-    if fmt is not None and name != IMAGE:
-        return None
-    pairs = tuple(
-        (m[1], m[2] if m[2] is not None else m[3]) for m in _OPTION.finditer(match.group("options"))
-    )
-    if check(name, file_id, fmt, pairs):
-        return None
-    return name, int(file_id), fmt, pairs
-
-
-def _parse_full(source: str, path: str, locate: Locate, start: int = 0) -> Found:
-    problems: list[Problem] = []
+def _read(source: str) -> tuple[_Parts | None, _Issues]:
+    """The shortcode's parts, or None and its problems as (offset in ``source``, message)."""
+    issues: list[tuple[int, str]] = []
 
     def problem(offset: int, message: str) -> None:
-        line, col = locate(offset)
-        problems.append(Problem(path, line, col, message))
+        issues.append((offset, message))
 
-    tokens = _lex(source, problem)
-    parts = _group(tokens, problem)
-    shortcode = None
+    parts = _group(_lex(source, problem), problem)
     first = parts[0] if parts else None
-    if first is None or first.key is not None or first.quoted or not NAME.match(first.value):
+    if (
+        first is None
+        or first.key is not None
+        or first.kind == "quoted"
+        or not NAME.match(first.value)
+    ):
         problem(
             0,
             "expected a shortcode name after '<%': write <% media_image ID %> or"
             " <% media_video ID %>",
         )
-    else:
-        shortcode = _interpret(source, parts, path, locate, problem)
-    end = start + len(source)
-    problems.sort()
-    return Found(start, end, source, None if problems else shortcode, tuple(problems))
+        return None, tuple(issues)
+    shortcode = _interpret(parts, problem)
+    return (None if issues else shortcode), tuple(issues)
 
 
 def _lex(source: str, problem: Callable[[int, str], None]) -> list[_Token]:
     tokens: list[_Token] = []
-    i, end = 2, len(source) - 2
-    spaced = True
-    while i < end:
-        ch = source[i]
-        if ch.isspace():
-            spaced = True
-            i += 1
-            continue
-        if ch in "\"'":
-            value, stop, closed = _read_quoted(source, i, end)
-            if not closed:
-                problem(i, f"unclosed quote: add the closing {ch} (a value cannot hold '%>')")
-            tokens.append(_Token("quoted", value, i, spaced))
-            i = stop
-        elif ch == "=":
-            tokens.append(_Token("eq", ch, i, spaced))
-            i += 1
+    for match in _TOKEN.finditer(source, 2, len(source) - 2):
+        space, key, double, double_end, single, single_end, eq, word = match.groups()
+        spaced = bool(space) or not tokens
+        i = start = match.start() + len(space)
+        if key is not None:
+            _check_word(key, i, problem)
+            i += len(key) + 1
+            if tokens and tokens[-1].kind == "eq":  # "k =v=w": v is k's value, not a key
+                tokens.append(_Token("word", key, start, spaced, None, start))
+                tokens.append(_Token("eq", "=", i - 1, False, None, i - 1))
+                key, spaced, start = None, False, i
+        if word is not None:
+            _check_word(word, i, problem)
+            kind, value = "word", word
+        elif eq:
+            kind, value = "eq", eq
         else:
-            word = WORD.match(source, i, end)
-            assert word is not None  # any other character starts a word
-            bad = NOT_BAREWORD.search(word.group())
-            if bad:
-                problem(
-                    i + bad.start(),
-                    f"unexpected character {bad.group()!r}: put values that hold it in quotes,"
-                    ' like alt="..."',
-                )
-            tokens.append(_Token("word", word.group(), i, spaced))
-            i = word.end()
-        spaced = False
+            kind, quote = "quoted", source[i]
+            value = double if double is not None else single
+            if not (double_end or single_end):
+                problem(i, f"unclosed quote: add the closing {quote} (a value cannot hold '%>')")
+            if "\\" in value:
+                value = _ESCAPE[quote].sub(r"\1", value)
+        tokens.append(_Token(kind, value, i, spaced, key, start))
     return tokens
 
 
-def _read_quoted(source: str, i: int, end: int) -> tuple[str, int, bool]:
-    quote, out, j = source[i], [], i + 1
-    while j < end:
-        ch = source[j]
-        if ch == "\\" and j + 1 < end and source[j + 1] in (quote, "\\"):
-            out.append(source[j + 1])
-            j += 2
-        elif ch == quote:
-            return "".join(out), j + 1, True
-        else:
-            out.append(ch)
-            j += 1
-    return "".join(out), end, False
+def _check_word(word: str, offset: int, problem: Callable[[int, str], None]) -> None:
+    bad = NOT_BAREWORD.search(word)
+    if bad:
+        problem(
+            offset + bad.start(),
+            f"unexpected character {bad.group()!r}: put values that hold it in quotes,"
+            ' like alt="..."',
+        )
 
 
-def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_Part]:
-    """Tokens into parts: ``value`` or ``key=value`` with nothing between them."""
-    parts: list[_Part] = []
+def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_Token]:
+    """Tokens into parts: ``value`` or ``key=value`` (one token with its key)."""
+    parts: list[_Token] = []
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
@@ -312,7 +251,7 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
             problem(tok.offset, "'=' needs a key before it: write key=value")
             i += 1
             continue
-        if i + 1 < n and tokens[i + 1].kind == "eq":
+        if tok.key is None and i + 1 < n and tokens[i + 1].kind == "eq":
             eq = tokens[i + 1]
             value = tokens[i + 2] if i + 2 < n and tokens[i + 2].kind != "eq" else None
             if tok.kind != "word":
@@ -327,29 +266,28 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_P
             if eq.spaced or value.spaced:
                 problem(eq.offset, f"write {tok.value}=value with no spaces around '='")
             if tok.kind == "word":
-                quoted = value.kind == "quoted"
-                parts.append(_Part(tok.value, value.value, tok.offset, value.offset, quoted))
+                parts.append(value._replace(spaced=tok.spaced, key=tok.value, start=tok.offset))
             i += 3
-        else:
-            parts.append(_Part(None, tok.value, tok.offset, tok.offset, tok.kind == "quoted"))
+        else:  # a value, or key=value written together
+            parts.append(tok)
             i += 1
         if i < n and not tokens[i].spaced and tokens[i].kind != "eq":
             problem(
-                tokens[i].offset, "missing space: separate the parts of a shortcode with whitespace"
+                tokens[i].start, "missing space: separate the parts of a shortcode with whitespace"
             )
     return parts
 
 
-def _interpret(
-    source: str,
-    parts: list[_Part],
-    path: str,
-    locate: Locate,
-    problem: Callable[[int, str], None],
-) -> Shortcode | None:
+_TAKES = {
+    IMAGE: "media_image takes ID and FORMAT, then key=value options",
+    VIDEO: "media_video takes no FORMAT, only key=value options (embed, title, lang, load)",
+}
+
+
+def _interpret(parts: list[_Token], problem: Callable[[int, str], None]) -> _Parts | None:
     name = parts[0].value
-    positional: list[_Part] = []
-    options: list[_Part] = []
+    positional: list[_Token] = []
+    options: list[_Token] = []
     for part in parts[1:]:
         if part.key is None:
             if options and name in KEYS:
@@ -363,23 +301,10 @@ def _interpret(
         else:
             options.append(part)
     file_id = positional[0].value if positional else None
-    fmt = None
-    if name == IMAGE and len(positional) > 1:
-        fmt = positional[1].value
-    limit = 2 if name == IMAGE else 1
-    for extra in positional[limit:]:
-        if name == IMAGE:
-            problem(
-                extra.offset,
-                f"unexpected {extra.value!r}: media_image takes ID and"
-                " FORMAT, then key=value options",
-            )
-        elif name == VIDEO:
-            problem(
-                extra.offset,
-                f"unexpected {extra.value!r}: media_video takes no FORMAT,"
-                " only key=value options (embed, title, lang, load)",
-            )
+    fmt = positional[1].value if name == IMAGE and len(positional) > 1 else None
+    for extra in positional[2 if name == IMAGE else 1 :]:
+        if name in _TAKES:
+            problem(extra.offset, f"unexpected {extra.value!r}: {_TAKES[name]}")
     pairs = [(p.key or "", p.value) for p in options]
     issues = check(name, file_id, fmt, pairs)
     where = {
@@ -391,11 +316,10 @@ def _interpret(
     for issue in issues:
         if isinstance(issue.where, int):
             part = options[issue.where]
-            offset = part.offset if issue.at_key else part.value_offset
+            offset = part.start if issue.at_key else part.offset
         else:
             offset = where[issue.where]
         problem(offset, issue.message)
     if issues or file_id is None:
         return None
-    line, col = locate(0)
-    return Shortcode(name, int(file_id), fmt, tuple(pairs), Location(path, line, col), source)
+    return name, int(file_id), fmt, tuple(pairs)

@@ -1,10 +1,9 @@
-"""References left in built pages for a later step: ``<mediashortcodes-ref>`` elements.
+"""``<mediashortcodes-ref>`` elements: shortcodes left in built pages for a later step.
 
-A host without plugins (Zensical) runs the extension and writes its pages; each shortcode
-is then an empty element holding the shortcode's canonical text and its place in the
-source, or the problems found there. ``mediashortcodes finish`` reads them back, resolves
-them all at once and puts the HTML in their place. The element has no text, so a search
-index or a table of contents built from the page shows nothing of it.
+A host without plugins (Zensical) writes each shortcode as an empty element holding its
+canonical text and place, or its problems; ``mediashortcodes finish`` resolves them all and
+puts the HTML in their place. With no text, the element shows in no search index or table
+of contents.
 """
 
 from __future__ import annotations

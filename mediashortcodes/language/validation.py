@@ -1,6 +1,5 @@
-"""Validation of a shortcode's id, format and options, shared by the parser and the Jinja
-functions (each issue names the part it is about), and :func:`build`: a shortcode from
-Python values, validated like parsed text."""
+"""The rules of the language: :func:`check` (the parser and the Jinja functions both call
+it) and :func:`build`, a shortcode from Python values, validated like parsed text."""
 
 from __future__ import annotations
 
@@ -48,21 +47,12 @@ def check(
     format: str | None,
     options: Sequence[tuple[str, str]],
 ) -> list[Issue]:
-    """Every problem of a shortcode given as plain values (no positions).
-
-    This is the one place the rules of the language live: the parser and the Jinja
-    functions both call it, so a shortcode is valid in one form exactly when it is in the other.
-    """
+    """Every problem of a shortcode given as plain values (no positions)."""
     if name not in KEYS:
         hint = difflib.get_close_matches(name, NAMES, n=1, cutoff=0.5)
         suggestion = f"did you mean {hint[0]!r}? " if hint else ""
-        return [
-            Issue(
-                "name",
-                f"unknown shortcode {name!r}: {suggestion}the shortcodes are"
-                " media_image and media_video (write '\\<%' for a literal '<%')",
-            )
-        ]
+        names = "the shortcodes are media_image and media_video (write '\\<%' for a literal '<%')"
+        return [Issue("name", f"unknown shortcode {name!r}: {suggestion}{names}")]
     issues: list[Issue] = []
     if file_id is None:
         issues.append(Issue("shortcode", f"missing file ID: write <% {name} ID %>"))
@@ -136,40 +126,21 @@ def _check_format_and_crop(
 ) -> list[Issue]:
     issues: list[Issue] = []
     if format is not None and not format.strip():
-        issues.append(
-            Issue(
-                "format",
-                "FORMAT is empty: give a format name or id, or leave it out for the default format",
-            )
-        )
+        empty = "FORMAT is empty: give a format name or id, or leave it out for the default format"
+        issues.append(Issue("format", empty))
     cropping = any(k in seen for k in CROP_KEYS)
     if cropping and format is not None and format != CUSTOM_FORMAT:
-        issues.append(
-            Issue(
-                "format",
-                f"FORMAT {format!r} cannot be combined with crop keys"
-                " (a crop is format -1): remove one or the other",
-            )
-        )
+        both = f"FORMAT {format!r} cannot be combined with crop keys (a crop is format -1)"
+        issues.append(Issue("format", both + ": remove one or the other"))
     if not cropping:
         if format == CUSTOM_FORMAT:
-            issues.append(
-                Issue(
-                    "format",
-                    "format -1 is a custom crop: add "
-                    + " ".join(f"{k}=N" for k in REQUIRED_CROP_KEYS),
-                )
-            )
+            needed = " ".join(f"{k}=N" for k in REQUIRED_CROP_KEYS)
+            issues.append(Issue("format", f"format -1 is a custom crop: add {needed}"))
         return issues
     missing = [k for k in REQUIRED_CROP_KEYS if k not in seen]
     if missing:
-        issues.append(
-            Issue(
-                "shortcode",
-                f"a custom crop needs {', '.join(REQUIRED_CROP_KEYS)}; add {', '.join(missing)}",
-            )
-        )
-        return issues
+        needs = f"a custom crop needs {', '.join(REQUIRED_CROP_KEYS)}; add {', '.join(missing)}"
+        return [*issues, Issue("shortcode", needs)]
     for low, high in (("x1", "x2"), ("y1", "y2")):
         a, b = seen[low], seen[high]
         if INTEGER.match(a) and INTEGER.match(b) and int(b) <= int(a):

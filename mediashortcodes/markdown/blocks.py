@@ -10,10 +10,8 @@ from typing import Any
 from markdown_it.token import Token
 
 from ..errors import Problem
-from ..language import (
-    Found,
-    Shortcode,
-)
+from ..language import Found, Shortcode
+from ..language.htmltext import HTML_TAG
 from .positions import Locator, SourceLines
 from .tokens import BLOCK, TOKEN
 
@@ -35,7 +33,6 @@ INSIDE = {
     "s": ("strikethrough", "strikethrough"),
 }
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
@@ -75,11 +72,8 @@ def check_references(
 
 
 def block_kind(found: Found | None) -> str | None:
-    """What a shortcode is when its HTML is a block element (as the bundled templates make it).
-
-    A video's player is a ``<div>`` (iframe wrapper or script embed), a captioned image a
-    ``<figure>``; an image without a caption is an inline ``<img>``.
-    """
+    """What a shortcode is when its HTML is a block element (as the bundled templates make
+    it: a video's ``<div>``, a captioned image's ``<figure>``; else an inline ``<img>``)."""
     shortcode = found.shortcode if found is not None else None
     if shortcode is None:
         return None
@@ -93,10 +87,9 @@ def block_kind(found: Found | None) -> str | None:
 def place_blocks(tokens: list[Token], with_blocks: list[int], warnings: list[Problem]) -> None:
     """Split paragraphs around their block shortcodes; warn where that cannot be done.
 
-    A block is valid HTML directly in a list item (a tight list's hidden paragraph) or a table
-    cell; in a shown paragraph, outside any inline element, the paragraph is split around it
-    (``<p>before</p>``, the block, ``<p>after</p>``); anywhere else (a heading, a link,
-    emphasis, inline HTML) it stays, with a warning.
+    A block is valid in a list item (a tight list's hidden paragraph) or a table cell; in a
+    shown paragraph, outside inline elements, the paragraph is split around it; anywhere else
+    (a heading, a link, emphasis, inline HTML) it stays, with a warning.
     """
     splits: dict[int, list[int]] = {}
     for i in with_blocks:
@@ -179,11 +172,8 @@ def _warn(warnings: list[Problem], shortcode: Shortcode, kind: str, where: str, 
 
 
 def _split(opening: Token, inline: Token, closing: Token, at: list[int]) -> list[Token]:
-    """The paragraph as paragraphs of its text between the blocks, and one per block.
-
-    Whitespace and line breaks next to a block go: no empty ``<p></p>``, no ``<br />`` at a
-    paragraph's end. A block's own paragraph renders without ``<p>`` (see ``mark_blocks``).
-    """
+    """The paragraph as paragraphs of its text between the blocks, and one per block
+    (rendered without ``<p>``: see ``mark_blocks``); whitespace and breaks next to a block go."""
     children = inline.children or []
     result: list[Token] = []
     start, begin = 0, 0  # the piece's first child, and its offset in the inline content
@@ -263,6 +253,3 @@ def _only_shortcodes(children: list[Token]) -> bool:
         elif child.type != "text" or child.content.strip():
             return False
     return seen
-
-
-# -- positions --------------------------------------------------------------------------------

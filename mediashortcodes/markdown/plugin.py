@@ -1,35 +1,19 @@
-"""The markdown-it-py plugin's rules: shortcodes in Markdown, with their real positions in the file.
-
-::
-
-    md = MarkdownIt("commonmark").use(shortcodes_plugin)
-    env = {"mediashortcodes": {"path": "content/post.md", "start_line": 4}}
-    html = md.render(text, env)
-    env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
-    env["mediashortcodes"]["warnings"]
+"""The markdown-it-py plugin's rules (usage: see the package's docstring).
 
 An inline rule only finds where a shortcode ends, so code spans, code blocks and backslash
 escapes keep their meaning; a core rule then parses each one and maps its offsets back to
-lines and columns of the source. Rendering is separate: without a renderer a shortcode
-shows as its own (escaped) text, so nothing needs the network.
+lines and columns of the file. Without a renderer a shortcode shows as its own (escaped)
+text. Shortcodes in the text of raw HTML blocks are expanded too (see ``htmltext``).
 
-Shortcodes are also expanded in the text of raw HTML blocks (a ``<div>`` around images),
-but not in attributes, comments, or ``pre``/``code``/``script``/``style``/``textarea``.
+A top-level line that is one shortcode (the commonest case) is one block token: it skips the
+paragraph and inline rules, the plugin's largest cost on a shortcode-heavy site.
 
-A top-level paragraph of one line holding one shortcode, the commonest case, is claimed by a
-block rule as a single ``media_shortcode_block`` token, the same as a one-shortcode paragraph
-in output and records; it skips the other block rules and the inline parser, which cost a
-shortcode-heavy site more than all the rest of the plugin (profiled on the benchmarks).
-
-A shortcode that renders as a block element (a video player, an image with a caption: a
-``<figure>``) but is written inside a paragraph's text splits the paragraph around it, so the
-HTML stays valid; where no split can be exact (in a heading, a link, emphasis, an inline HTML
-element) it renders where it is and a warning at its place tells the author to move it.
+A block shortcode (a video player, a captioned image's ``<figure>``) inside a paragraph's
+text splits the paragraph around it; where no split can be exact it stays, with a warning.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -51,13 +35,12 @@ from ..language import (
     find_end,
     is_opening,
     parse_one,
-    simple_shortcode,
     unterminated,
 )
 from ..language.htmltext import find_in_html, splice
 from .blocks import block_kind, check_destination, check_references, mark_blocks, place_blocks
 from .positions import Locator, SourceLines
-from .tokens import BLOCK, BLOCK_TOKEN, ENV_KEY, FOUND, LONE_TOKENS, TOKEN
+from .tokens import BLOCK, BLOCK_TOKEN, ENV_KEY, FOUND, TOKEN
 
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
@@ -66,13 +49,11 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     Per document, ``env["mediashortcodes"]`` takes ``path`` (default "<string>"),
     ``start_line`` (the file line of the text's first line, default 1) and optionally
     ``renderer`` (overrides the plugin's); after parsing it holds ``shortcodes`` (in
-    document order), ``problems`` and ``warnings``: a ``Problem`` for each block shortcode (a
-    video, a captioned image) inside a heading, a link, emphasis or an inline HTML element,
-    where its HTML is invalid; a builder prints them as ``path:line:col: warning: message``.
+    document order), ``problems`` and ``warnings`` (a block shortcode where its HTML is
+    invalid: in a heading, a link, emphasis or an inline HTML element).
     """
     md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
-    md.core.ruler.before("block", f"{TOKEN}_begin", _begin)
     md.core.ruler.after("inline", TOKEN, _collect)
 
     def renderer_for(env: EnvType) -> ShortcodeRenderer | None:
@@ -99,9 +80,6 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
     ) -> str:
         token = tokens[idx]
         chosen = renderer_for(env)
-        shortcode = token.meta.get("shortcode")
-        if chosen is not None and shortcode is not None:
-            return chosen.render(shortcode) + "\n"
         found = token.meta.get("found")
         if chosen is None or found is None:
             return f"<p>{escapeHtml(token.content)}</p>\n"
@@ -174,52 +152,28 @@ def _shortcode_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-# A line that is one shortcode, closed by the first "%>", with nothing but blanks after it:
-# what is_opening and find_end accept, in one match (the rule's commonest case).
-_LONE_LINE = re.compile(r"(<%(?:[^\S\n]|[^\W\d])(?:(?!<%|%>)[^\n])*%>)[ \t]*(?=\n|\Z)")
-
-
 def _block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """Claim a top-level line that is one complete shortcode followed by a blank line.
-
-    Anything else (nested blocks, several shortcodes, text around it, a shortcode over
-    several lines) is left to the paragraph and inline rules, which handle it all.
-    """
+    """Claim a top-level line that is one complete shortcode followed by a blank line;
+    anything else is left to the paragraph and inline rules."""
     if state.level or state.blkIndent or state.sCount[start] >= 4:
         return False
     src = state.src
     pos = state.bMarks[start] + state.tShift[start]
-    if not src.startswith("<%", pos):
+    if not is_opening(src, pos, escapable=False):
         return False
     if start + 1 < end and not state.isEmpty(start + 1):
         return False
     line_end = state.eMarks[start]
-    match = _LONE_LINE.match(src, pos, line_end)
-    if match is not None:
-        stop = match.end(1)
-    else:
-        if not is_opening(src, pos, escapable=False):
-            return False
-        found_stop = find_end(src, pos, line_end)
-        if found_stop is None or src[found_stop:line_end].strip():
-            return False
-        stop = found_stop
+    stop = find_end(src, pos, line_end)
+    if stop is None or src[stop:line_end].strip():
+        return False
     if not silent:
         token = state.push(BLOCK_TOKEN, "", 0)
         token.content = src[pos:stop]
         token.map = [start, start + 1]
         token.meta = {"col": pos - state.bMarks[start]}
-        state.env[ENV_KEY][LONE_TOKENS].append(token)  # the list _begin put there
     state.line = start + 1
     return True
-
-
-def _begin(state: StateCore) -> None:
-    """Give the block rule a list for the lone lines' tokens of this document."""
-    data = state.env.get(ENV_KEY)
-    if not isinstance(data, dict):
-        data = state.env[ENV_KEY] = {}
-    data[LONE_TOKENS] = []
 
 
 def _collect(state: StateCore) -> None:
@@ -231,14 +185,7 @@ def _collect(state: StateCore) -> None:
     problems: list[Problem] = []
     warnings: list[Problem] = []
     data["shortcodes"], data["problems"], data["warnings"] = shortcodes, problems, warnings
-    lone: list[Token] = data.pop(LONE_TOKENS, [])
     if "<%" not in state.src:
-        return
-    if state.src.count("<%") == len(lone):
-        # Every "<%" opens a lone line's shortcode (the commonest page): those tokens are
-        # all there is to parse, in order, without walking every token of the page.
-        for token in lone:
-            _collect_lone(token, path, start_line, shortcodes, problems)
         return
     lines = SourceLines(state.src, start_line)
     check_references(state.env.get("references"), lines, path, warnings)
@@ -283,12 +230,7 @@ def _collect_lone(
     token: Token, path: str, start_line: int, shortcodes: list[Shortcode], problems: list[Problem]
 ) -> None:
     line, col = start_line + token.map[0], token.meta["col"] + 1
-    shortcode = simple_shortcode(token.content, path, line, col)
-    if shortcode is not None:  # the commonest case, without the general parser's Found
-        token.meta["shortcode"] = shortcode
-        shortcodes.append(shortcode)
-        return
-    found = _parse_block(token, path, line)
+    found = parse_one(token.content, path, lambda i: (line, col + i))
     token.meta["found"] = found
     _record(found, shortcodes, problems)
 
@@ -307,11 +249,6 @@ def _parse_token(token: Token, path: str, locate: Locator) -> Found:
     return found
 
 
-def _parse_block(token: Token, path: str, line: int) -> Found:
-    col = token.meta["col"]
-    return parse_one(token.content, path, lambda i: (line, col + i + 1))
-
-
 def _record(found: Found, shortcodes: list[Shortcode], problems: list[Problem]) -> None:
     if found.shortcode is not None:
         shortcodes.append(found.shortcode)
@@ -325,7 +262,3 @@ def _as_text(tokens: list[Token]) -> None:
             token.type = "text"
         elif token.children:
             _as_text(token.children)
-
-
-# A shortcode written as a link's or image's destination, `[x](<% media_image 1 %>)`, as
-# markdown-it percent-encodes it: "<" opens the destination, the rest is escaped.

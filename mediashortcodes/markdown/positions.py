@@ -39,11 +39,8 @@ class SourceLines:
 
 
 class Locator:
-    """Offsets in an inline or HTML block token's content to (line, col) in the file.
-
-    Block rules strip list markers, ``>`` and indentation from each line, and table cells
-    are parts of a line; each content line is found again on its source line.
-    """
+    """Offsets in an inline or HTML block token's content to (line, col) in the file: each
+    content line (markers, ``>`` and indentation stripped; a table cell) found on its line."""
 
     def __init__(self, source: SourceLines, token: Token) -> None:
         self.source = source

@@ -7,4 +7,3 @@ TOKEN = "media_shortcode"
 BLOCK_TOKEN = "media_shortcode_block"
 BLOCK = "mediashortcodes_block"  # paragraph meta: the paragraph holds only shortcodes
 FOUND = "mediashortcodes_found"  # html_block meta: the shortcodes in its text
-LONE_TOKENS = "_lone_tokens"  # env data while parsing: the block rule's tokens, in order

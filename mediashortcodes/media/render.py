@@ -1,19 +1,16 @@
 """HTML for resolved shortcodes: images, figures, both video embeds and placeholders.
 
-Pure: the caller has already resolved the file (and published the image); this module only
-turns that into markup through Jinja templates that a site can override by name. The bundled
-image, figure and iframe templates, which a site renders thousands of times, are rendered by
-equivalent Python unless the site overrides them; Jinja is only set up when a template needs it.
-Every value from the service or the author is untrusted: templates (and their Python twins)
-escape, script values pass through ``tojson``, and a mediaId must match a strict pattern before
-it reaches a URL or a script.
+Pure: the caller has resolved the file (and published the image); this module turns that
+into markup through Jinja templates, the site's first, then the bundled ones of the same
+name. Every value from the service or the author is untrusted: templates escape, script
+values pass through ``tojson``, and a mediaId must match a strict pattern before it reaches
+a URL or a script.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,12 +19,15 @@ from urllib.parse import urlsplit
 
 import jinja2
 from jinja2 import meta
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from .. import records
 from ..client.redact import redact_urls_in
 from ..config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
 from ..errors import ConfigError, MediaShortcodesError, Problem, place
+from ..language.model import EMBED_VALUES as EMBEDS
+from ..language.model import LOAD_VALUES as LOADS
+from ..language.model import LOADING_VALUES as LOADING
 
 if TYPE_CHECKING:
     from ..language import Location, Shortcode
@@ -74,9 +74,6 @@ _JS_RESERVED = frozenset({
     "throw", "true", "try", "typeof", "undefined", "var", "void", "while", "with", "yield",
 })
 # fmt: on
-LOADING = ("lazy", "eager")
-EMBEDS = ("iframe", "script")
-LOADS = ("eager", "click")
 _PLACEHOLDER_MESSAGE_LIMIT = 500
 
 
@@ -153,11 +150,7 @@ def element_id(shortcode: Shortcode) -> str:
 
 
 class Renderer:
-    """Renders resolved shortcodes with the site's templates first, then the defaults.
-
-    The Jinja environment is made on first need: a site that overrides no template and has no
-    script embed or placeholder renders without compiling or parsing any template.
-    """
+    """Renders resolved shortcodes with the site's templates first, then the bundled ones."""
 
     def __init__(
         self,
@@ -174,28 +167,20 @@ class Renderer:
         self.player_url = _checked_url(player_url, "player_url")
         self.static_url = _checked_url(static_url, "static_url")
         self.site_templates = site_templates
-        self.auto_reload = auto_reload
-        self._default_templates = default_templates_dir()  # a broken install fails here, as ever
-        self._overridden: dict[str, bool] = {}
-        self._seeing: dict[str, bool] = {}
-        self.click_script_used = False  # a click-to-load video was rendered: publish the script
-
-    @cached_property
-    def environment(self) -> jinja2.Environment:
-        """The site's templates first, then the defaults; made when a template is first needed."""
-        loaders: list[jinja2.BaseLoader] = []
-        if self.site_templates is not None:
-            loaders.append(jinja2.FileSystemLoader(self.site_templates))
-        loaders.append(jinja2.FileSystemLoader(self._default_templates))
-        return jinja2.Environment(
+        self._default_templates = default_templates_dir()
+        loaders = [jinja2.FileSystemLoader(self._default_templates)]
+        if site_templates is not None:
+            loaders.insert(0, jinja2.FileSystemLoader(site_templates))
+        self.environment = jinja2.Environment(
             loader=jinja2.ChoiceLoader(loaders),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
-            keep_trailing_newline=False,
-            auto_reload=self.auto_reload,
+            auto_reload=auto_reload,
         )
+        self._seeing: dict[str, bool] = {}
+        self.click_script_used = False  # a click-to-load video was rendered: publish the script
 
     @classmethod
     def from_config(cls, config: Config) -> Renderer:
@@ -291,8 +276,7 @@ class Renderer:
         """The published name and bytes of the click-to-load script (a site's own
         ``media_video_click.js`` in its templates folder replaces the default)."""
         path = self._default_templates / CLICK_SCRIPT
-        if self._overrides(CLICK_SCRIPT):
-            assert self.site_templates is not None
+        if self.site_templates is not None and (self.site_templates / CLICK_SCRIPT).is_file():
             path = self.site_templates / CLICK_SCRIPT
         data = path.read_bytes()
         return f"mediashortcodes-click-{hashlib.sha256(data).hexdigest()[:10]}.js", data
@@ -358,19 +342,16 @@ class Renderer:
         """The page element id in this shortcode's HTML: a script embed's, else None.
 
         A page that shows the same one twice (a partial included twice, a macro called twice
-        with the same video) has to number the copies: see ``site.with_markers_replaced``.
+        with the same video) has to number the copies: see ``site.markers.with_markers_replaced``.
         """
         if shortcode.name == "media_video" and self._embed(shortcode) == "script":
             return element_id(shortcode)
         return None
 
     def same_everywhere(self, shortcode: Shortcode) -> bool:
-        """Whether the HTML of this (resolved) shortcode is the same wherever it is written.
-
-        True unless its templates can see the shortcode itself (and so its location), include
-        other templates, or it is a script embed (its element id comes from the location).
-        A builder renders such a shortcode once and reuses the HTML for its other places.
-        """
+        """Whether this shortcode's HTML is the same wherever it is written (a builder renders
+        it once): not when its templates see the shortcode (so its place) or include others,
+        nor for a script embed (its element id comes from the place)."""
         if shortcode.name == "media_video":
             embed = self._embed(shortcode)
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
@@ -381,8 +362,6 @@ class Renderer:
         return bool(names) and not any(self._sees_shortcode(name) for name in names)
 
     def _sees_shortcode(self, name: str) -> bool:
-        if name in _BUNDLED and not self._overrides(name):
-            return False  # the bundled image, figure and iframe see no shortcode, include nothing
         if name not in self._seeing:
             try:
                 source, _, _ = self.environment.loader.get_source(  # type: ignore[union-attr]
@@ -406,26 +385,9 @@ class Renderer:
             )
         return value
 
-    def _overrides(self, name: str) -> bool:
-        """Whether the site has its own template of this name.
-
-        Looked up when the name is first needed, as Jinja loads a template once; an override's
-        later edits still reach Jinja, which reloads it.
-        """
-        overridden = self._overridden.get(name)
-        if overridden is None:
-            site = self.site_templates
-            overridden = self._overridden[name] = site is not None and (site / name).is_file()
-        return overridden
-
     def _render(self, name: str, context: dict[str, Any]) -> Markup:
-        bundled = _BUNDLED.get(name)
-        if bundled is not None and not self._overrides(name):
-            # Starts with "<" and ends with ">": the strip below would change nothing.
-            return Markup(bundled(**context))
         try:
-            template = self.environment.get_template(name)
-            html = template.render(context)
+            html = self.environment.get_template(name).render(context)
         except jinja2.TemplateSyntaxError as exc:
             raise ConfigError(
                 f"template {exc.filename or name}, line {exc.lineno}: {exc.message}; fix it"
@@ -435,69 +397,11 @@ class Renderer:
         return Markup(html.strip())
 
 
-# The bundled templates, rendered without Jinja: a site renders thousands, and each Jinja
-# rendering costs a context and a template lookup (the first also a compile). Each function
-# yields exactly what its template yields under autoescape (markupsafe.escape of every value,
-# Python truthiness for the ifs); a hypothesis test holds them to the templates.
-
-
 def srcset_attribute(candidates: tuple[tuple[str, int], ...]) -> str:
     """``URL Nw, URL Nw``; a comma or space in a URL is percent-encoded (they separate)."""
     return ", ".join(
         f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w" for url, width in candidates
     )
-
-
-def _image_html(
-    *,
-    src: object,
-    alt: object,
-    width: object,
-    height: object,
-    loading: object,
-    css_class: object,
-    title: object,
-    srcset: object = None,
-    sizes: object = None,
-    **_: object,
-) -> str:
-    """media_image.html."""
-    html = f'<img src="{escape(src)}"'
-    if srcset:
-        html += f' srcset="{escape(srcset)}" sizes="{escape(sizes)}"'
-    html += (
-        f' alt="{escape(alt)}" width="{escape(width)}" '
-        f'height="{escape(height)}" loading="{escape(loading)}" decoding="async"'
-    )
-    if css_class:
-        html += f' class="{escape(css_class)}"'
-    if title:
-        html += f' title="{escape(title)}"'
-    return html + ">"
-
-
-def _figure_html(*, img: object, caption: object, css_class: object, **_: object) -> str:
-    """media_figure.html."""
-    attributes = f' class="{escape(css_class)}"' if css_class else ""
-    return f"<figure{attributes}>{escape(img)}<figcaption>{escape(caption)}</figcaption></figure>"
-
-
-def _iframe_html(*, title: object, src: object, **_: object) -> str:
-    """media_video_iframe.html."""
-    return (
-        '<div style="position:relative;overflow:hidden;width:100%;padding-top:56.25%">'
-        f'<iframe title="{escape(title)}" src="{escape(src)}" frameborder="0" '
-        'allowfullscreen="true" allow="autoplay;encrypted-media;picture-in-picture" '
-        'style="position:absolute;top:0;left:0;bottom:0;right:0;width:100%;height:100%">'
-        "</iframe></div>"
-    )
-
-
-_BUNDLED: dict[str, Callable[..., str]] = {
-    IMAGE_TEMPLATE: _image_html,
-    FIGURE_TEMPLATE: _figure_html,
-    IFRAME_TEMPLATE: _iframe_html,
-}
 
 
 def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:

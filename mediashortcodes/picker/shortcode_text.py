@@ -1,4 +1,4 @@
-"""Shortcode text for a picked file, in the language of DESIGN.md (pure).
+"""Shortcode text for a picked file, in the shortcode language (pure).
 
 ``<% media_image ID [FORMAT] [key=value ...] %>`` and ``<% media_video ID [key=value ...] %>``:
 values are barewords when they can be, otherwise double-quoted with the quote and the
@@ -7,22 +7,12 @@ backslash escaped.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from ..language import quote
+from ..language.model import CLOSE, OPEN
 from ..media.resolver import format_id_for, names_a_format
 from ..records import Crop, Format
-
-_BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+")
-CLOSE = "%>"  # ends a shortcode wherever it appears, even inside quotes
-OPEN = "<%"  # a shortcode cannot hold another's opening, even inside quotes
-
-
-def quote(value: str) -> str:
-    """A bareword when the grammar allows one, else a double-quoted string."""
-    if _BAREWORD.fullmatch(value):
-        return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def format_token(chosen: Format, formats: Sequence[Format]) -> str:
