@@ -8,11 +8,12 @@ import ssl
 import threading
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from conftest import CREDENTIALS
 
 from mediashortcodes.client.async_client import AsyncClient
-from mediashortcodes.client.base import tls_context
+from mediashortcodes.client.base import Lanes, tls_context
 
 
 @pytest.fixture
@@ -77,3 +78,18 @@ def test_one_tls_context_that_verifies_certificates_serves_every_pool() -> None:
     assert tls_context() is tls_context()
     assert tls_context().verify_mode == ssl.CERT_REQUIRED
     assert tls_context().check_hostname
+
+
+def test_requests_at_the_same_time_take_lanes_of_their_own_up_to_the_limit() -> None:
+    async def main() -> None:
+        lanes = Lanes(httpx.AsyncClient, 2, timeout=0.05)
+        async with lanes.take() as first, lanes.take() as second:
+            assert first is not second
+            with pytest.raises(httpx.PoolTimeout):  # as httpx's own pool when full
+                async with lanes.take():
+                    pass
+        async with lanes.take() as again:
+            assert again in (first, second)  # given back, with its connections
+        await lanes.aclose()
+
+    asyncio.run(main())

@@ -20,11 +20,13 @@ from ..errors import ServiceError
 from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from . import endpoints as api
 from .base import (
+    LANES,
     LONG_WAIT,
     MAX_ANSWER_BYTES,
     USER_AGENT,
     Attempts,
     CutOff,
+    Lanes,
     RequestStats,
     answer_too_large,
     check_base_url,
@@ -85,19 +87,20 @@ class AsyncClient:
         self._tokens_seen: set[str] = set()
         self._announced = float("-inf")
         install_log_redaction()
-        # httpx's own transports (with the environment's proxies) unless one is given.
+        # httpx's own transports (with the environment's proxies) unless one is given, in
+        # lanes of one request at a time each (base.Lanes says why).
         options: dict[str, Any] = {
+            "transport": transport,
             "timeout": httpx.Timeout(timeout),
             "limits": httpx.Limits(max_connections=100, max_keepalive_connections=20),
             "verify": tls_context(),
             "headers": {"User-Agent": USER_AGENT},
             "follow_redirects": False,
         }
+        downloads = {**options, "transport": download_transport or transport}
         with proxy_settings_checked():
-            self._http = httpx.AsyncClient(transport=transport, **options)
-            self._downloads = httpx.AsyncClient(
-                transport=download_transport or transport, **options
-            )
+            self._http = Lanes(lambda: httpx.AsyncClient(**options), LANES, timeout)
+            self._downloads = Lanes(lambda: httpx.AsyncClient(**downloads), LANES, timeout)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
@@ -151,7 +154,7 @@ class AsyncClient:
             self._in_time(ends, host)
             self.stats.add("download")
             try:
-                async with self._downloads.stream("GET", url) as response:
+                async with self._downloads.take() as lane, lane.stream("GET", url) as response:
                     if response.is_redirect:
                         hops += 1
                         url = redirect_target(response, self._policy, hops)
@@ -214,20 +217,21 @@ class AsyncClient:
 
     async def _receive(self, call: api.Call, token: str | None) -> httpx.Response:
         """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
-        request = self._http.build_request(
-            call.method,
-            self.base_url + call.path,
-            params=dict(call.params) if call.params else None,
-            json=call.body,
-            headers={"Authorization": f"Bearer {token}"} if token else None,
-        )
-        response = await self._http.send(request, stream=True)
-        try:
-            body = await read_capped(
-                response, MAX_ANSWER_BYTES, lambda: answer_too_large(call.what)
+        async with self._http.take() as lane:
+            request = lane.build_request(
+                call.method,
+                self.base_url + call.path,
+                params=dict(call.params) if call.params else None,
+                json=call.body,
+                headers={"Authorization": f"Bearer {token}"} if token else None,
             )
-        finally:
-            await response.aclose()
+            response = await lane.send(request, stream=True)
+            try:
+                body = await read_capped(
+                    response, MAX_ANSWER_BYTES, lambda: answer_too_large(call.what)
+                )
+            finally:
+                await response.aclose()
         # The body as read, decoded: a whole answer again.
         headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
         return httpx.Response(response.status_code, headers=headers, content=body, request=request)

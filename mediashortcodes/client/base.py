@@ -3,14 +3,15 @@ bookkeeping, and the errors (redacted) that replace httpx's, whose texts carry U
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
 import socket
 import ssl
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,6 +43,8 @@ MAX_REDIRECTS = 5
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 # A wait long enough that a build would seem stuck: it is announced (once per this long).
 LONG_WAIT = 10.0
+# Requests at a time per pool (httpx's own default limit), each in a lane of its own.
+LANES = 100
 
 
 @dataclass
@@ -74,6 +77,48 @@ def tls_context() -> ssl.SSLContext:
 @functools.cache
 def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context()  # reads the same two variables
+
+
+class Lanes:
+    """httpx clients (lanes) that serve one request at a time each: a request takes a lane
+    no other request uses until it is done, and gives it back with its connection alive.
+
+    For speed: one httpcore pool shared by many requests at a time re-scans all its
+    requests and connections, and polls each idle socket through anyio, whenever a request
+    enters or leaves it (docs/api.md, *Connections*). Up to ``size`` lanes are made as
+    needed; past that a request waits as long as a pool would (``timeout``).
+    """
+
+    def __init__(self, make: Callable[[], httpx.AsyncClient], size: int, timeout: float) -> None:
+        self._make = make
+        self._timeout = timeout
+        self._free = [make()]  # made now: httpx checks the proxy settings here
+        self._lanes = list(self._free)
+        self._room = asyncio.Semaphore(size)
+
+    @asynccontextmanager
+    async def take(self) -> AsyncIterator[httpx.AsyncClient]:
+        try:
+            async with asyncio.timeout(self._timeout):
+                await self._room.acquire()
+        except TimeoutError:
+            raise httpx.PoolTimeout("no connection free in time") from None
+        try:
+            if not self._free:
+                self._lanes.append(self._make())
+                self._free.append(self._lanes[-1])
+            lane = self._free.pop()  # the last given back: its connection is the freshest
+            try:
+                yield lane
+            finally:
+                self._free.append(lane)
+        finally:
+            self._room.release()
+
+    async def aclose(self) -> None:
+        lanes, self._lanes, self._free = self._lanes, [], []
+        for lane in lanes:
+            await lane.aclose()
 
 
 @contextmanager
