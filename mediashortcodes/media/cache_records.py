@@ -105,22 +105,11 @@ def _checker(hint: Any) -> Callable[[Any], Any]:
     """A function that returns its argument as the type ``hint`` names, or raises Invalid."""
     if dataclasses.is_dataclass(hint):
         return lambda value: _build(hint, value)
-    simple = {int: _is_int, str: lambda v: type(v) is str, bool: lambda v: type(v) is bool}
-    args = typing.get_args(hint)
-    if hint in simple:
-        fits = simple[hint]
-    elif args and type(None) in args:  # X | None
-        (inner,) = (a for a in args if a is not type(None))
-        inner_fits = simple[inner]
-
-        def fits(value: Any) -> bool:
-            return value is None or inner_fits(value)
-
-    else:  # pragma: no cover - a class with a field of another type
-        raise TypeError(f"no check for {hint!r}")
+    args = [a for a in typing.get_args(hint) if a is not type(None)]  # X | None
+    kind, optional = (args[0], True) if args else (hint, False)
 
     def check(value: Any) -> Any:
-        if not fits(value):
+        if type(value) is not kind and not (optional and value is None):
             raise Invalid(f"{value!r} is not {hint}")
         return value
 

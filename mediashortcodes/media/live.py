@@ -32,7 +32,7 @@ from ..language import Shortcode
 from .assets import publish
 from .cache import MediaCache, cache_for
 from .render import Renderer, problem_note
-from .resolve_step import lazy_client
+from .resolve_step import LazyConnection
 from .resolver import (
     Failure,
     ImageOutcome,
@@ -51,7 +51,7 @@ log = logging.getLogger("mediashortcodes")
 
 T = TypeVar("T")
 Connect = Callable[[], Awaitable["AsyncClient"]]
-# Opens the service lazily for as long as the renderer lives (``resolve_step.lazy_client``).
+# Opens the service lazily for as long as the renderer lives (``resolve_step.LazyConnection``).
 Connector = Callable[[], contextlib.AbstractAsyncContextManager[Connect]]
 
 ON_MISSING = ("placeholder", "fail")
@@ -135,7 +135,7 @@ class LiveRenderer:
         self.on_missing = on_missing
         self.renderer = renderer or _renderer(config)
         self.cache = cache or cache_for(config)
-        self._connector = connector or (lambda: lazy_client(config))
+        self._connector = connector or (lambda: LazyConnection(config))
         self._lock = threading.Lock()
         self._loop: _LoopThread | None = None
         self._stack: contextlib.AsyncExitStack | None = None

@@ -58,15 +58,10 @@ class Objects(Protocol):
 
 @dataclass
 class RemoteStats:
-    reads: int = 0  # reads sent (one GET each; a miss is a read too)
-    hits: int = 0  # reads that found the object
-    puts: int = 0  # writes sent (one PUT each)
+    reads: int = 0  # GETs sent (a miss is a read too)
+    puts: int = 0  # PUTs sent
     writes: int = 0  # writes that stored an object (not one already there)
     failures: int = 0  # calls that failed or passed their deadline
-
-    @property
-    def requests(self) -> int:
-        return self.reads + self.puts
 
 
 class RemoteStore:
@@ -119,7 +114,6 @@ class RemoteStore:
         except Exception as exc:
             self._failed(exc)
             return None
-        self.stats.hits += 1
         return bytes(data)
 
     async def write(self, name: str, data: bytes | bytearray, *, create: bool) -> bool:

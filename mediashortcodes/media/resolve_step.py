@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ..client.runner import run_returning
@@ -18,12 +18,12 @@ from .resolver import Resolution, Resolver
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
 
-__all__ = ["LazyConnection", "lazy_client", "resolve_site"]
+__all__ = ["LazyConnection", "resolve_site"]
 
 
-class LazyConnection:
+class LazyConnection(contextlib.AbstractAsyncContextManager["LazyConnection"]):
     """``await connection()`` opens the service (and the sandbox, if configured) on first
-    use only; a build that the cache can answer never opens it."""
+    use only; a build that the cache can answer never opens it. Closed on leaving it."""
 
     def __init__(self, config: Config) -> None:
         self._config = config
@@ -53,15 +53,8 @@ class LazyConnection:
             await self._client.aclose()
         self._stack.close()
 
-
-@contextlib.asynccontextmanager
-async def lazy_client(config: Config) -> AsyncIterator[LazyConnection]:
-    """Yield a `LazyConnection`; close whatever it opened on the way out."""
-    connection = LazyConnection(config)
-    try:
-        yield connection
-    finally:
-        await connection.aclose()
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def resolve_site(
