@@ -37,18 +37,16 @@ __all__ = [
 
 USAGES_PATH = "/1/files/multiple/usages"
 
-# What --previous-missing ok is for: a live manifest that is not there (404, no such file).
-FIRST_DEPLOY = (
-    "on the first deploy, when the live site has none yet, pass --previous-missing ok "
-    "(the report then diffs against the usage state, as without --previous)"
-)
-
 
 class PreviousMissing(ConfigError):
     """The ``--previous`` manifest is not there: the live site has none (yet)."""
 
     def __init__(self, what: str) -> None:
-        super().__init__(f"{what}; {FIRST_DEPLOY}")
+        super().__init__(
+            f"{what}; on the first deploy, when the live site has none yet, pass "
+            "--previous-missing ok (the report then diffs against the usage state, as "
+            "without --previous)"
+        )
         self.what = what
 
 
@@ -130,30 +128,23 @@ def usage_warnings(config: Config) -> list[str]:
     ]
 
 
-def _plan(
-    config: Config, changes: Sequence[PageChange], date: str
-) -> list[tuple[PageChange, list[Usage]]]:
-    """Each page's usages to send: its additions, then its removals."""
+def _usages(config: Config, change: PageChange, date: str) -> list[Usage]:
+    """A page's usages to send: its additions, then its removals."""
     s = config.usage
+    web = WebPage(page=change.url, page_name=change.title or change.url)
     return [
-        (
-            change,
-            [
-                Usage(
-                    ids=ids,
-                    web=WebPage(page=change.url, page_name=change.title or change.url),
-                    contact=s.contact,
-                    date=date,
-                    amount=s.amount,
-                    description=s.description,
-                    project=s.project,
-                    removed=removed,
-                )
-                for ids, removed in ((change.added, False), (change.removed, True))
-                if ids
-            ],
+        Usage(
+            ids=ids,
+            web=web,
+            contact=s.contact,
+            date=date,
+            amount=s.amount,
+            description=s.description,
+            project=s.project,
+            removed=removed,
         )
-        for change in changes
+        for ids, removed in ((change.added, False), (change.removed, True))
+        if ids
     ]
 
 
@@ -241,7 +232,7 @@ async def report_usage(
     changed = {change.url for change in changes}
     unchanged = sum(url not in changed for url in manifest.pages)
     date = (today or dt.date.today()).isoformat()
-    plan = _plan(config, changes, date)
+    plan = [(change, _usages(config, change, date)) for change in changes]
     as_bool = config.usage.removed_as_bool
     done = {"unchanged": unchanged, "warnings": tuple(warnings)}
     if dry_run:
