@@ -186,8 +186,6 @@ def _remove_folder(path: Path) -> None:
         shutil.rmtree(path, onerror=_clear_and_retry)
 
 
-# Locks --------------------------------------------------------------------------------------
-
 _claims: dict[Path, FileLock] = {}  # this process's claims, held until it exits
 
 

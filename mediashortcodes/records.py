@@ -239,9 +239,6 @@ class Usage:
         }
 
 
-# -- the folder tree ------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class FolderNode:
     """A folder and its subfolders (:func:`folder_tree`)."""
