@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,10 +41,10 @@ def connected(site: Path) -> Iterator[tuple[Config, Client]]:
     from ..client.service import open_service
     from ..client.sync_client import sync_client_from_config
 
-    config = config_module.load(site)
-    with ExitStack() as stack:
-        served, credentials = stack.enter_context(open_service(config))
-        client = stack.enter_context(sync_client_from_config(served, credentials))
+    with (
+        open_service(config_module.load(site)) as (served, credentials),
+        sync_client_from_config(served, credentials) as client,
+    ):
         yield served, client
 
 
