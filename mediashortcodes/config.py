@@ -1,6 +1,5 @@
-"""Configuration: ``mediashortcodes.toml`` plus the environment (the contract of DESIGN.md).
-Credentials come from the environment only, never from a file that gets committed. Every
-key has a default except the service URLs (or ``sandbox = true``).
+"""Configuration: ``mediashortcodes.toml`` plus the environment (DESIGN.md). Credentials
+come from the environment only; every key but the service URLs has a default.
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ ENV_CACHE_REMOTE = "MEDIASHORTCODES_CACHE_REMOTE"
 ENV_CACHE_REMOTE_ENDPOINT = "MEDIASHORTCODES_CACHE_REMOTE_ENDPOINT"
 ENV_CACHE_REMOTE_WRITE = "MEDIASHORTCODES_CACHE_REMOTE_WRITE"
 
-# srcset candidate widths ([images] widths, widths= of a shortcode): a wider one is a typo,
-# not a screen, and each costs a download.
+# srcset widths: a wider one is a typo, not a screen, and each costs a download.
 MAX_WIDTH = 8000
 MAX_WIDTHS = 16
 
@@ -43,7 +41,6 @@ class Credentials:
     refresh_token: str = field(repr=False)
 
     def secrets(self) -> tuple[str, ...]:
-        """The values that must never be printed."""
         return tuple(s for s in (self.client_secret, self.refresh_token) if s)
 
 
@@ -65,15 +62,13 @@ class ServiceConfig:
 
     @property
     def identity(self) -> str:
-        """The service as the usage state names it: ``sandbox`` (its port changes every
-        run), else the API's URL."""
+        """The service as the usage state names it (the sandbox's port changes each run)."""
         return "sandbox" if self.sandbox else self.base_url.rstrip("/")
 
 
 @dataclass(frozen=True)
 class SiteConfig:
-    # No default: usage is reported per page URL, and a made-up address would tell the
-    # service about pages of a site that is not ours (see require_site_base_url).
+    # No default: a made-up address would report pages of a site that is not ours.
     base_url: str = ""
     content: str = "content"
     templates: str = "templates"
@@ -86,7 +81,6 @@ class SiteConfig:
 class ImagesConfig:
     default_format: str = "original"
     gdpr: str = "warn"  # fail | warn | ignore
-    # false: no warning for an image without alt text in the shortcode or the service
     warn_missing_alt: bool = True
     max_bytes: int = 50 * 1024 * 1024
     widths: tuple[int, ...] = ()  # srcset candidate widths of every image (docs/shortcodes.md)
@@ -130,9 +124,8 @@ class CacheConfig:
     metadata_ttl: int = 3600
     # Read the (restored) cache, never write it: for untrusted builds (fork pull requests).
     read_only: bool = False
-    # The shared tier (docs/ci.md): an fsspec URL such as "s3://bucket/prefix", the endpoint
-    # of an S3-compatible store, whether this build may write it (trusted builds only), and
-    # how long one remote call may take before the build goes on without it.
+    # The shared tier (docs/ci.md): an fsspec URL, an S3-compatible endpoint, whether this
+    # (trusted) build may write it, and how long one call may take.
     remote: str = ""
     remote_endpoint: str = ""
     remote_write: bool = False
@@ -242,9 +235,7 @@ def _inside_output(value: str) -> str:
     )
 
 
-# What a key's value must be beyond its type: "" when it is fine, else why not. Numbers out
-# of bounds would crash a build or make it wait forever; a URL's value is not repeated (it
-# may hold a credential).
+# A key's check beyond its type: "" or why not (a URL is not repeated: it may hold a secret).
 _CHECKS: dict[tuple[str, str], Callable[[Any], str]] = {
     ("service", "timeout"): _positive,
     ("service", "download_timeout"): _positive,
@@ -320,8 +311,8 @@ def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) 
 def from_mapping(
     data: Mapping[str, Any], root: Path, source: str = "<settings>", text: str = ""
 ) -> Config:
-    """Build a Config from the TOML's keys (also Django's MEDIASHORTCODES dict); ``text``,
-    the TOML itself, lets an error name the line of the key it is about."""
+    """A Config from the TOML's keys (or Django's MEDIASHORTCODES); ``text``, the TOML,
+    lets an error name its key's line."""
     lines = _key_lines(text)
 
     def where(section: str, key: str) -> str:
@@ -345,8 +336,7 @@ _KEY = re.compile(r"\s*([A-Za-z0-9_-]+)\s*=")
 
 
 def _key_lines(text: str) -> dict[tuple[str, str], int]:
-    """The line of each ``[section]`` header and ``key =`` of a plain TOML file (what
-    this config uses); a key the scan misses is just named without its line."""
+    """The line of each ``[section]`` and ``key =`` of a plain TOML file (best effort)."""
     found: dict[tuple[str, str], int] = {}
     section = ""
     for number, line in enumerate(text.splitlines(), start=1):
@@ -365,8 +355,7 @@ _TRUTHS = {
 
 
 def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
-    """The service URLs and the cache's settings from the environment, checked like the
-    file's."""
+    """The service URLs and cache settings from the environment, checked like the file's."""
     env = os.environ if env is None else env
     service: dict[str, Any] = {}
     cache: dict[str, Any] = {}
@@ -396,8 +385,7 @@ def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
 
 
 def load(site: str | Path | None = None) -> Config:
-    """Load ``mediashortcodes.toml`` from the site directory (or a path to the file); with
-    no file, the defaults (the service URLs must then come from the environment)."""
+    """Load ``mediashortcodes.toml`` from the site folder (or the file); none: defaults."""
     path = Path(site or ".")
     if path.is_dir():
         root, file = path, path / CONFIG_NAME
@@ -414,7 +402,7 @@ def load(site: str | Path | None = None) -> Config:
 
 
 def read_toml(file: Path) -> tuple[dict[str, Any], str]:
-    """The sections of a ``mediashortcodes.toml`` and its text (errors name the file)."""
+    """The TOML's sections and text."""
     try:
         text = file.read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write it
         return tomllib.loads(text), text
@@ -427,14 +415,13 @@ def read_toml(file: Path) -> tuple[dict[str, Any], str]:
 
 
 def require_service_urls(config: Config) -> None:
-    """Raise a ConfigError naming what to set when the API's URL is missing (the player's
-    only where a video is embedded: :func:`require_embed_urls`)."""
+    """A ConfigError naming what to set when the API's URL is missing."""
     _require_urls(config, (("base_url", ENV_BASE_URL),), "")
 
 
 def require_embed_urls(config: Config, video_at: str) -> None:
-    """Raise a ConfigError naming what to set when a video (at ``video_at``, a
-    "path:line:col") cannot be embedded for want of the player or static URL."""
+    """A ConfigError naming what to set when the video at ``video_at`` lacks the player or
+    static URL."""
     _require_urls(
         config,
         (("player_url", ENV_PLAYER_URL), ("static_url", ENV_STATIC_URL)),
@@ -466,8 +453,7 @@ def with_site_base_url(config: Config, base_url: str, shown: str = "--base-url")
 
 
 def require_site_base_url(config: Config) -> None:
-    """Refuse to report usage for a site whose public address was never written down: a
-    made-up one would tell the service about pages of a site that is not ours."""
+    """Refuse to report usage for a site without a public address."""
     if config.site.base_url.strip():
         return
     raise ConfigError(
@@ -490,12 +476,12 @@ def _shown_source(config: Config) -> str:
 
 
 def credentials_from_env(env: Mapping[str, str] | None = None) -> Credentials:
-    """Read the three credentials; a missing one is named in the error (its value never is)."""
+    """The three credentials; the missing ones are named, all in one message."""
     env = os.environ if env is None else env
     names = (ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN)
     values = {var: env.get(var, "").strip() for var in names}
     missing = [var for var in names if not values[var]]
-    if missing:  # all of them in one message: a CI secret set up once, not three times
+    if missing:
         plural = "s" if len(missing) > 1 else ""
         raise ConfigError(
             f"missing credential{plural}: set the environment variable{plural} "

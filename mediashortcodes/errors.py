@@ -18,14 +18,13 @@ Messages say what to do and never contain a secret: URLs pass through
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 class MediaShortcodesError(Exception):
     """Base class of every error raised by mediashortcodes."""
 
-    #: Content problems already found when this error stopped the work (shown with it, not
-    #: one outage later; the exit code stays this error's), and the run's warnings.
+    #: Content problems found before this error stopped the work, and the run's warnings.
     content_problems: tuple[Problem, ...] = ()
     warnings: tuple[Problem, ...] = ()
 
@@ -36,9 +35,8 @@ class ConfigError(MediaShortcodesError):
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One problem, shown as ``path:line:col: message`` (:func:`place`), or without a path
-    the message alone. ``code`` names its kind for tools (docs/ci.md); it takes no part in
-    comparisons, so the same problem found twice is listed once."""
+    """``path:line:col: message`` (or the message alone); ``code`` names its kind for tools
+    (docs/ci.md) and is left out of comparisons, so a problem found twice is listed once."""
 
     path: str
     line: int
@@ -55,13 +53,11 @@ class Problem:
 
     def as_warning(self) -> str:
         """``path:line:col: warning: message``: a problem that does not stop the build."""
-        if not self.path:
-            return f"warning: {self.message}"
-        return f"{place(self.path, self.line, self.col)}: warning: {self.message}"
+        return str(replace(self, message=f"warning: {self.message}"))
 
 
 def place(path: str, line: int, col: int) -> str:
-    """``path:line:col`` as editors link it; an unknown (0) line or column is left out."""
+    """``path:line:col`` as editors link it, an unknown (0) line or column left out."""
     if not line:
         return path
     return f"{path}:{line}:{col}" if col else f"{path}:{line}"
@@ -112,8 +108,7 @@ class InvalidResponseError(ServiceError):
     """The service answered with something that cannot be read."""
 
 
-# The service as a whole cannot be used: a build stops (exit 3) rather than list every
-# shortcode, and a live renderer leaves the service alone a while.
+# The service as a whole cannot be used: a build stops (exit 3), a live renderer waits.
 OUTAGES = (ServiceUnreachableError, AuthenticationError, ServerError, RateLimitedError)
 
 
@@ -132,13 +127,12 @@ def exit_code_for(exc: MediaShortcodesError) -> int:
 
 
 def message_for(exc: MediaShortcodesError) -> str:
-    """The error's message, then the content problems found before it stopped the work,
-    then the run's warnings."""
+    """The error's message, the content problems found before it, then the warnings."""
     message = str(exc)
     if exc.content_problems:
         listed = "\n".join(str(p) for p in exc.content_problems)
         count = len(exc.content_problems)
         message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
-    for warning in exc.warnings:  # errors first, then the warnings of the same run
+    for warning in exc.warnings:
         message += f"\n{warning.as_warning()}"
     return message

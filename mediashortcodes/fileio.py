@@ -1,11 +1,7 @@
-"""Files written whole (a reader sees the old file or the new one, never a part), writes
-proven to stay inside a folder (:class:`Confined`), and locks between processes (filelock).
-
-Locks that guard a folder (builds taking turns at one output) live in the temporary folder,
-named by a hash of the folder, so nothing is left in the site. A process *claims* the
-staging names it writes beside an output for as long as it runs: a claim nobody holds tells
-another build that their writer was killed (``os.kill(pid, 0)`` cannot say so portably: on
-Windows it stops the process).
+"""Files written whole, writes proven to stay inside a folder (:class:`Confined`), and
+locks between processes (filelock). A folder's locks live in the temp folder, so nothing is
+left in the site; a *claim* on staging names that nobody holds means its writer was killed
+(``os.kill(pid, 0)`` cannot say so portably).
 """
 
 from __future__ import annotations
@@ -39,10 +35,8 @@ __all__ = [
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int = 0o666, durable: bool = False) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it, renamed over it (a
-    failed write leaves none). The file gets ``mode`` less the umask, as a plain file would,
-    so a web server running as another user can read it; ``durable`` also flushes it to
-    disk before the rename, for state that must survive a power cut."""
+    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``. The
+    mode is ``mode`` less the umask (a web server may read it); ``durable`` fsyncs first."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
@@ -65,36 +59,27 @@ def _odd(part: str) -> bool:
 
 
 def escapes(relative: str) -> bool:
-    """Whether ``relative`` (a posix path meant to lie under a folder) could name something
-    outside it or a name Windows cannot hold: absolute, or with an empty or dots-only part
-    (Windows drops trailing dots). A backslash separates where the system says so."""
+    """Whether the posix path ``relative`` could leave its folder or name what Windows
+    cannot hold: absolute, or with an empty or dots-only part."""
     if os.altsep:  # Windows: a backslash separates too
         relative = relative.replace(os.sep, "/")
     return relative.startswith("/") or any(_odd(part) for part in relative.split("/"))
 
 
 class Confined:
-    """Writes under ``root``, each proven to land inside it by resolved path.
+    """Writes under ``root``, each proven to land inside it.
 
-    By induction on a target's folders: a folder below ``root`` is accepted only as a real
-    folder, never a link (this process just made it with ``mkdir``, which fails on any
-    existing name, or ``lstat``, which does not follow a link, says it is a folder), so its
-    resolved path is the root's plus its relative path. The relative path has no absolute,
-    empty or dots-only part (:func:`escapes`). The caller then writes the file without
-    following a link at its name: ``O_EXCL``, a rename (:func:`write_atomic`) or a hard link
-    that replaces a link found there (``media/store.publish_blob``).
-
-    So a link planted below ``root`` (``site_dir/media -> /elsewhere``) is never written
-    through: it is a ConfigError naming it (exit 2). Each folder costs one ``mkdir`` or
-    ``lstat`` per instance. Not covered: another process swapping a folder for a link while
-    the build writes, and a root that is itself a link (the configuration's choice).
+    Every folder below ``root`` is accepted only as a real folder (made by ``mkdir`` or
+    seen by ``lstat``), never a link, so a link planted there (``site_dir/media ->
+    /elsewhere``) is a ConfigError (exit 2), never written through. The caller writes the
+    file itself without following a link (``O_EXCL``, a rename or a replacing hard link).
+    Not covered: a folder swapped for a link meanwhile, and a root that is a link.
     """
 
     def __init__(self, root: Path | str, *, what: str = "", create: bool = True) -> None:
-        """``create``: make the root and missing folders (to write); without it a missing
-        folder stays missing (to read: nothing is there)."""
+        """``create``: make missing folders (to write); else they stay missing (to read)."""
         self.root = Path(root)
-        self.what = what or str(root)  # how messages name the root
+        self.what = what or str(root)
         self.create = create
         if create:
             os.makedirs(self.root, exist_ok=True)
@@ -153,12 +138,9 @@ class Confined:
 
 
 def remove_tree(path: Path, *, threads: int = 1) -> None:
-    """Remove the folder ``path`` as far as it can be, never raising (a later build tries a
-    leftover again); a link is removed, never followed. A read-only file (the cache's blobs,
-    published as hard links) has its bit cleared and is tried again, as Windows needs.
-    ``threads`` > 1: what lies two levels down is removed by that many threads first (the
-    file system's work, outside the interpreter's lock: about a quarter faster on 1,000
-    pages)."""
+    """Remove the folder ``path`` as far as it can, never raising and never following a
+    link; read-only files are made writable first (Windows). ``threads`` > 1 removes what
+    lies two levels down in parallel (about a quarter faster on 1,000 pages)."""
     if threads > 1:
         units = _two_levels_down(path)
         if len(units) > threads:
@@ -204,15 +186,11 @@ def _remove_folder(path: Path) -> None:
         shutil.rmtree(path, onerror=_clear_and_retry)
 
 
-# Locks --------------------------------------------------------------------------------------
-
 _claims: dict[Path, FileLock] = {}  # this process's claims, held until it exits
 
 
 def file_lock(path: Path) -> FileLock:
-    """An exclusive lock on the file ``path``, made if missing (filelock: ``flock`` on POSIX,
-    msvcrt on Windows); ``acquire(timeout=0)`` raises ``filelock.Timeout`` when another
-    process holds it. A symlink at ``path`` is refused: nothing is opened through it."""
+    """An exclusive filelock on ``path``; a symlink there is refused, never opened."""
     if os.path.islink(path):
         raise ConfigError(
             f"{path}: a lock file is a symlink; nothing is opened through it; remove it"
@@ -239,8 +217,8 @@ def claim(folder: Path) -> None:
 
 
 def claimed_by_a_running_process(folder: Path, pid: int) -> bool:
-    """Whether process ``pid`` still holds its claim on names beside ``folder``; a claim
-    nobody holds (the process was killed, or never claimed) is removed."""
+    """Whether process ``pid`` still holds its claim beside ``folder``; a claim nobody
+    holds is removed."""
     if pid == os.getpid():
         return True
     path = folder_lock_path(folder, f"-{pid}")

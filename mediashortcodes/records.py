@@ -1,8 +1,6 @@
-"""Typed records for what the service sends and receives (pure; no I/O).
-
-The service speaks camelCase JSON (``mediaId``); the records have snake_case attributes and
-convert at the edge (``from_api`` / ``to_api``). Unknown keys are ignored and missing ones
-take defaults: the spec leaves value sets and required fields "not shown".
+"""Typed records of what the service sends and receives, converted from and to its
+camelCase JSON at the edge; unknown keys are ignored and missing ones take defaults (the
+spec leaves most fields "not shown").
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from typing import Any
 
 from .errors import InvalidResponseError
 
-# The field list of endpoints 3 and 4, sent in lower case exactly as the spec documents it.
+# The field list of endpoints 3 and 4, in lower case as the spec documents it.
 FILE_FIELDS = (
     "id,name,filename,filesize,type,smallPreview,thumbPreview,mark,uploaded,"
     "uploadedby,gdprstatus,gdprtype,mediaid,alttext"
@@ -35,7 +33,7 @@ def _camel(name: str) -> str:
 
 
 def _read(kind: str, value: Any) -> Any:
-    """A field of the annotated ``kind`` from the service's value, lenient as the spec asks."""
+    """A field of the annotated ``kind`` from the service's value, leniently."""
     if kind == "bool":
         return bool(value)
     if kind == "int":
@@ -50,7 +48,7 @@ def _read(kind: str, value: Any) -> Any:
 
 
 class _CamelRecord:
-    """``from_api`` and ``to_api`` by field: ``has_children`` is ``hasChildren``, and so on."""
+    """``from_api`` and ``to_api`` by field (``has_children`` is ``hasChildren``)."""
 
     @classmethod
     def from_api(cls, data: Any) -> Any:
@@ -102,14 +100,8 @@ class FileType:
 
     @classmethod
     def from_api(cls, data: Any) -> FileType:
-        if not isinstance(data, dict):
-            return cls()
-        return cls(
-            id=int(data.get("id") or 0),
-            type=str(data.get("type") or ""),
-            description=str(data.get("description") or ""),
-            extension=str(data.get("extension") or ""),
-        )
+        data = data if isinstance(data, dict) else {}
+        return cls(**{f.name: _read(str(f.type), data.get(f.name)) for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -165,7 +157,7 @@ class DownloadInfo:
 
 @dataclass(frozen=True)
 class Format:
-    """A predefined format (the spec does not show its record): width and height if sent."""
+    """A predefined format; width and height if the service sends them."""
 
     id: int
     name: str
@@ -188,7 +180,7 @@ class Format:
 
 @dataclass(frozen=True)
 class Crop:
-    """The custom-format (-1) parameters, one to one with the service's query parameters."""
+    """The custom format (-1)'s query parameters."""
 
     w: int
     h: int
@@ -201,12 +193,8 @@ class Crop:
     stretch: bool = False
 
     def to_params(self) -> dict[str, int]:
-        params = {"w": self.w, "h": self.h}
-        if self.sw is not None:
-            params["sw"] = self.sw
-        if self.sh is not None:
-            params["sh"] = self.sh
-        params.update(x1=self.x1, x2=self.x2, y1=self.y1, y2=self.y2)
+        keys = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2")
+        params = {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
         if self.stretch:
             params["stretch"] = 1
         return params
@@ -223,8 +211,8 @@ class WebPage:
 
 @dataclass(frozen=True)
 class Usage:
-    """Body of ``POST /1/files/multiple/usages``; ``removed`` is sent as text, as in the
-    spec's sample, unless ``removed_as_bool``."""
+    """Body of ``POST /1/files/multiple/usages``; ``removed`` as text unless
+    ``removed_as_bool``."""
 
     ids: tuple[int, ...]
     web: WebPage
@@ -251,12 +239,9 @@ class Usage:
         }
 
 
-# -- the folder tree ------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class FolderNode:
-    """A folder and its subfolders, rebuilt from the service's flat list (:func:`folder_tree`)."""
+    """A folder and its subfolders (:func:`folder_tree`)."""
 
     folder: Folder
     children: tuple[FolderNode, ...] = ()
@@ -278,8 +263,8 @@ def _effective_parent(folder: Folder, by_id: Mapping[int, Folder]) -> int | None
 
 
 def folder_tree(folders: Iterable[Folder]) -> list[FolderNode]:
-    """Nest the flat folder list by ``parent``, siblings in the service's order (then by
-    depth); a folder whose parent is not visible, or in a cycle, is top-level, not lost."""
+    """Nest the flat folder list by ``parent``; a folder whose parent is not visible, or
+    in a cycle, is top-level, not lost."""
     by_id: dict[int, Folder] = {}
     for folder in folders:
         by_id.setdefault(folder.id, folder)

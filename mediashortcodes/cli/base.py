@@ -1,6 +1,5 @@
-"""The ``mediashortcodes`` group, its shared options, and the one place errors become the
-contract's exit codes (see EPILOG).
-"""
+"""The ``mediashortcodes`` group, its shared options, and errors as the contract's exit
+codes (EPILOG)."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (a CI job cancelled): unwinds like Ctrl-C, so a build removes its staging
-    folder and a report's state stays whole."""
+    """SIGTERM (a CI job cancelled) unwinds like Ctrl-C: staging removed, state whole."""
 
 
 class CommandError(click.ClickException):
@@ -64,7 +62,6 @@ Exit codes: 0 success; 1 the content or a report has problems (each listed);
             or refused the credentials; 130 Ctrl-C; 143 SIGTERM."""
 
 
-# --base-url URL: applied with config.with_site_base_url(config, base_url).
 base_url_option = click.option(
     "--base-url",
     metavar="URL",
@@ -72,7 +69,6 @@ base_url_option = click.option(
     "[site] base_url; such a build is not reported unless --report is given.",
 )
 
-# -j/--jobs N: requests at once, wherever media is resolved (build, check, serve).
 jobs_option = click.option(
     "-j",
     "--jobs",
@@ -83,8 +79,8 @@ jobs_option = click.option(
 
 
 def site_argument(func: F) -> F:
-    """``[SITE]`` (default: the current directory) or the older ``--site PATH``; the command
-    receives one ``site``: the folder holding ``mediashortcodes.toml``, or the file."""
+    """``[SITE]`` (default: the current directory) or the older ``--site PATH``, as one
+    ``site``."""
 
     @wraps(func)
     def wrapper(*args: Any, site: Path, site_flag: Path | None, **kwargs: Any) -> Any:
@@ -108,7 +104,7 @@ def site_argument(func: F) -> F:
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """``--version`` as click prints it, the version looked up only here."""
+    """``--version``, the version looked up only when asked (it is slow)."""
     if not value or ctx.resilient_parsing:
         return
     from .. import __version__
@@ -132,7 +128,7 @@ def cli() -> None:
     """Use images and videos from the Media Asset Service in static and Jinja sites."""
 
 
-add_output_options(cli)  # -v/--verbose and -q/--quiet, the group's (and so its commands')
+add_output_options(cli)
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -1,8 +1,5 @@
-"""CLI: build, check and cache.
-
-The builder and the cache are imported when a command runs, not when the command line is
-assembled: ``--help`` and the other commands do not pay for them (tests/test_startup.py).
-"""
+"""CLI: build, check and cache (the builder is imported when a command runs, not for
+``--help``)."""
 
 from __future__ import annotations
 
@@ -187,16 +184,13 @@ def cache() -> None:
     """Inspect, verify or clear the disk cache."""
 
 
-def _service_config(site: str) -> Config:
-    config = config_mod.load(site)
-    config_mod.require_service_urls(config)  # the cache is the service's: no URL, no cache
-    return config
-
-
-def _cache_of(config: Config) -> MediaCache:
+def _site_cache(site: str) -> tuple[Config, MediaCache]:
+    """The site's config and cache (the cache is the service's: no URL, no cache)."""
     from ..media.cache import cache_for
 
-    return cache_for(config)
+    config = config_mod.load(site)
+    config_mod.require_service_urls(config)
+    return config, cache_for(config)
 
 
 @cache.command("info")
@@ -204,8 +198,8 @@ def _cache_of(config: Config) -> MediaCache:
 @handle_errors
 def cache_info(site: str) -> None:
     """Show where the cache is and what it holds."""
-    config = _service_config(site)
-    info = _cache_of(config).info()
+    config, media_cache = _site_cache(site)
+    info = media_cache.info()
     click.echo(f"service: {config.service.identity}")  # the folder is named by a hash of it
     for key, value in info.items():
         click.echo(f"{key.replace('_', ' ')}: {value}")
@@ -221,7 +215,7 @@ def cache_verify(site: str) -> None:
     """
     from ..site.builder import counted
 
-    media_cache = _cache_of(_service_config(site))
+    media_cache = _site_cache(site)[1]
     remove = not media_cache.read_only
     report = media_cache.verify(remove=remove)
     for name, why in report.removed:
@@ -238,7 +232,7 @@ def cache_verify(site: str) -> None:
 @handle_errors
 def cache_clear(site: str) -> None:
     """Remove everything this site's service has in the cache."""
-    media_cache = _cache_of(_service_config(site))
+    media_cache = _site_cache(site)[1]
     if media_cache.read_only:
         raise ConfigError(
             f"the cache {media_cache.dir} is read-only here ([cache] read_only or "

@@ -1,6 +1,5 @@
-"""Tables and JSON of folders, files and formats (pure). Names come from the service: a
-control or bidirectional character is shown as an escape, never sent to the terminal.
-"""
+"""Tables and JSON of folders, files and formats, control characters escaped (names come
+from the service)."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with every character that would steer a terminal written as an escape."""
+    """``text`` with what would steer a terminal escaped."""
     return _UNPRINTABLE.sub(_escape, text)
 
 
@@ -58,7 +57,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def folder_rows(nodes: Sequence[FolderNode], depth: int = 0) -> list[tuple[int, Folder]]:
-    """Folders in tree order with their depth (see :func:`~mediashortcodes.records.folder_tree`)."""
+    """Folders in tree order with their depth."""
     rows: list[tuple[int, Folder]] = []
     for node in nodes:
         rows.append((depth, node.folder))

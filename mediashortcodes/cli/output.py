@@ -1,9 +1,6 @@
-"""What the command line prints besides its results.
-
-Every command takes ``-v`` (retries and cache decisions; ``-vv``: each request, secrets
-masked) and ``-q`` (errors only). Printed text has its control and bidirectional characters
-escaped (it quotes the service). Colour and progress bars only on a terminal, never in CI
-or with ``NO_COLOR``; a log line printed under a bar leaves the bar whole.
+"""What the command line prints besides its results: ``-v``/``-q`` on every command, text
+with its control characters escaped (it quotes the service), colour and progress bars only
+on a terminal (never in CI or with ``NO_COLOR``), log lines that leave the bar whole.
 """
 
 from __future__ import annotations
@@ -42,13 +39,13 @@ def _stderr() -> TextIO:
 
 
 def is_interactive() -> bool:
-    """Whether a person watches stderr: a terminal, and no CI."""
+    """Whether a person watches stderr (a terminal, no CI)."""
     isatty = getattr(_stderr(), "isatty", None)
     return bool(isatty and isatty()) and not os.environ.get("CI")
 
 
 def colour() -> bool:
-    """Whether to colour stderr: a person watches it and NO_COLOR is not set."""
+    """Whether to colour stderr (interactive, no NO_COLOR)."""
     return not os.environ.get("NO_COLOR") and is_interactive()
 
 
@@ -74,7 +71,7 @@ def error_line(text: str) -> str:
 
 
 def warn(text: str) -> None:
-    """Print a warning on stderr unless quiet (``path:line:col: warning: ...`` kept)."""
+    """Print a warning on stderr unless quiet."""
     if quiet():
         return
     place, found, message = _plain(text).partition(": warning: ")
@@ -85,7 +82,7 @@ def warn(text: str) -> None:
 
 
 def say(text: str) -> None:
-    """Print a line about the work (a summary) on stderr, unless quiet."""
+    """Print a summary line on stderr unless quiet."""
     if not quiet():
         _echo(_plain(text))
 
@@ -103,7 +100,7 @@ def _echo(line: str) -> None:
 
 @contextmanager
 def progress_bar(label: str) -> Iterator[Progress | None]:
-    """A progress callback ``(done, total)`` drawing a bar; None off a terminal or quiet."""
+    """A ``(done, total)`` callback drawing a bar; None off a terminal or quiet."""
     if quiet() or not is_interactive():
         yield None
         return
@@ -121,7 +118,7 @@ def progress_bar(label: str) -> Iterator[Progress | None]:
 
 
 class _EchoHandler(logging.Handler):
-    """Log records as ``warning: ...`` lines on stderr, through the bar-aware echo."""
+    """Log records as ``warning: ...`` lines, through the bar-aware echo."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -135,7 +132,7 @@ _handler = _EchoHandler()
 
 
 def _configure(verbosity: int, be_quiet: bool) -> None:
-    """Route the package's log records (and, at -vv, httpx's request lines) to stderr."""
+    """Route the package's log records (at -vv, httpx's too) to stderr."""
     _state["quiet"] = be_quiet
     if be_quiet:
         level = logging.ERROR
@@ -145,7 +142,7 @@ def _configure(verbosity: int, be_quiet: bool) -> None:
     package, requests = logging.getLogger("mediashortcodes"), logging.getLogger("httpx")
     if _handler not in package.handlers:
         package.addHandler(_handler)
-    # Lowered only when asked: otherwise the levels stay as the host (or a test) set them.
+    # Lowered only when asked: else the levels stay as the host set them.
     package.setLevel(level if level < logging.WARNING else logging.NOTSET)
     if level == logging.DEBUG:  # httpx says each request at INFO, its URL redacted
         requests.setLevel(logging.INFO)
@@ -182,8 +179,7 @@ QUIET = click.Option(
 
 
 class OutputGroup(click.Group):
-    """A group whose every command, subgroups' too, takes ``-v`` and ``-q`` (added as each
-    registers: the command modules import in any order)."""
+    """A group whose every command, subgroups' too, takes ``-v`` and ``-q``."""
 
     group_class = type  # subgroups made with @group.group() are OutputGroups too
 

@@ -40,7 +40,6 @@ def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
 
     The page talks only to this process, which holds the credentials; stop it with Ctrl-C.
     """
-    # Imported here so that other commands do not pay for the picker's imports.
     from ..client.service import open_service
     from ..picker.launch import running_picker
 
@@ -52,7 +51,7 @@ def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
         click.echo(f"Media picker running at {server.url}")
         click.echo("Press Ctrl-C to stop.")
         if not no_browser:
-            import webbrowser  # here, not at the top: it cost every command ~5 ms to start
+            import webbrowser  # costs ~5 ms at start
 
             webbrowser.open(server.url)
         try:

@@ -1,7 +1,6 @@
-"""Problems as CI reads them (docs/ci.md): ``build``, ``check`` and ``report`` each end in
-one :class:`Outcome` (errors, warnings, a summary). With ``--format json`` stdout carries
-one JSON object and nothing else; in text, under GitHub Actions, each problem is also a
-workflow command on stdout (``::error file=...,line=3,col=1,title=...::message``).
+"""Problems as CI reads them (docs/ci.md): one :class:`Outcome` per ``build``, ``check``
+or ``report``, printed as one JSON object (``--format json``) or, under GitHub Actions, as
+workflow commands (``::error file=...,line=3,col=1,title=...::message``).
 """
 
 from __future__ import annotations
@@ -43,10 +42,10 @@ format_option = click.option(
 
 @dataclass
 class Outcome:
-    """What a command found and did, for ``--format json`` and annotations."""
+    """What a command found and did."""
 
     command: str
-    json: bool = False  # --format json: the command prints nothing on stdout itself
+    json: bool = False  # --format json: nothing else on stdout
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
@@ -141,7 +140,7 @@ def _as_dict(problem: Problem, severity: str) -> dict[str, Any]:
 
 
 def _escape(text: str, *, in_property: bool = False) -> str:
-    """As GitHub's workflow commands need: ``%``, line breaks, and in a property ``:`` and ``,``."""
+    """Escaped as GitHub's workflow commands need."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if in_property else text
 
@@ -173,8 +172,7 @@ def _emit(outcome: Outcome, output_format: str) -> None:
 
 @contextmanager
 def reported(command: str, output_format: str) -> Iterator[Outcome]:
-    """Run a command's body, then print its outcome as ``output_format`` asks; an error that
-    stops it is part of it (in JSON, a problem; the exit code stays the contract's)."""
+    """Run a command's body, then print its outcome, the error that stopped it included."""
     outcome = Outcome(command, json=output_format == "json")
     try:
         yield outcome

@@ -20,9 +20,8 @@ if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
 
 
 def print_report(result: ReportResult, *, stdout: bool = True) -> int:
-    """Print a report's outcome (with ``--dry-run`` every body), also for ``build
-    --report``, and return the exit code; ``stdout=False`` (``--format json``): the
-    warnings and failures only, on stderr."""
+    """Print a report's outcome and return the exit code; ``stdout=False`` (``--format
+    json``): the warnings and failures only, on stderr."""
     from ..usage.reporting import USAGES_PATH
 
     for warning in result.warnings:
@@ -41,9 +40,7 @@ def print_report(result: ReportResult, *, stdout: bool = True) -> int:
 
 
 def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
-    """Report (``options`` as :func:`report_site` takes them), print the outcome, and exit 1
-    when a page failed (``build --report`` too); ``outcome`` takes the result for
-    ``--format json`` or annotations."""
+    """Report (``options`` of :func:`report_site`), print it, exit 1 when a page failed."""
     from ..usage.reporting import report_site, usage_warnings
 
     warnings = usage_warnings(config)
@@ -59,8 +56,7 @@ def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any
 
 
 def site_config(site: Path) -> tuple[Config, Path | None]:
-    """The config of SITE and where it is built: a MkDocs or Zensical project, a Pelican
-    project or a site of the built-in builder."""
+    """The config of SITE (MkDocs, Zensical, Pelican or built-in) and where it is built."""
     from ..mkdocs.project import find_project
 
     project = find_project(site) if site.is_dir() else None

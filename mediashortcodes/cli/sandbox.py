@@ -1,11 +1,5 @@
-"""``mediashortcodes sandbox``: run the local service emulator, and look into a running one.
-
-    mediashortcodes sandbox [--port 8765] [--media-port 8766] [--latency-ms X] ...
-    mediashortcodes sandbox usages [--port N] [--pages] [--json]
-    mediashortcodes sandbox stats [--port N] [--json]
-
-The demo credentials it prints are public, documented values, not secrets.
-"""
+"""``mediashortcodes sandbox``: run the local service emulator (its demo credentials are
+public values), and look into a running one (``usages``, ``stats``)."""
 
 from __future__ import annotations
 
@@ -116,7 +110,7 @@ def sandbox(
 
 
 def banner(emulator: Any) -> str:
-    """What the running sandbox prints: where it listens and how to point a build at it."""
+    """Where the sandbox listens and how to point a build at it."""
     lines = [
         "Media Asset Service sandbox",
         f"  API host:   {emulator.base_url}   (paths /1/...)",
@@ -133,7 +127,7 @@ def banner(emulator: Any) -> str:
 
 
 def wait_for_interrupt() -> None:
-    """Block until Ctrl-C or SIGTERM (how a supervisor or a test stops the sandbox)."""
+    """Block until Ctrl-C or SIGTERM."""
     stopped = threading.Event()
 
     def stop(signum: int, frame: Any) -> None:
@@ -151,14 +145,11 @@ def wait_for_interrupt() -> None:
 
 def _fetch(ctx: click.Context, port: int | None, url: str | None, path: str) -> Any:
     parent = ctx.parent
-    given = (
-        parent is not None and parent.get_parameter_source("port") == ParameterSource.COMMANDLINE
-    )
-    parent_port = parent.params.get("port") if given and parent is not None else None
-    if not url and not (port or parent_port):
-        # The sandbox printed this export line: after pasting it, that is the one meant.
+    if parent is not None and parent.get_parameter_source("port") == ParameterSource.COMMANDLINE:
+        port = port or parent.params["port"]
+    if not url and not port:  # the export line the sandbox printed, once pasted
         url = os.environ.get(ENV_BASE_URL, "").strip() or None
-    base = (url or f"http://127.0.0.1:{port or parent_port or DEFAULT_PORT}").rstrip("/")
+    base = (url or f"http://127.0.0.1:{port or DEFAULT_PORT}").rstrip("/")
     import httpx  # here: the command line starts without the HTTP client
 
     try:

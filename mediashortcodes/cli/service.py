@@ -1,13 +1,11 @@
-"""The service commands: folders, files, search, formats and download (a table or
-``--json``; the config of SITE, the credentials from the environment or the sandbox).
-"""
+"""The service commands: folders, files, search, formats and download."""
 
 from __future__ import annotations
 
 import contextlib
 import re
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,14 +37,14 @@ def unknown_id_is_a_usage_error() -> Iterator[None]:
 
 @contextmanager
 def connected(site: Path) -> Iterator[tuple[Config, Client]]:
-    """Load the config, open the service (the sandbox if configured) and a client on it."""
+    """The config's service (the sandbox if configured) and a client on it."""
     from ..client.service import open_service
     from ..client.sync_client import sync_client_from_config
 
-    config = config_module.load(site)
-    with ExitStack() as stack:
-        served, credentials = stack.enter_context(open_service(config))
-        client = stack.enter_context(sync_client_from_config(served, credentials))
+    with (
+        open_service(config_module.load(site)) as (served, credentials),
+        sync_client_from_config(served, credentials) as client,
+    ):
         yield served, client
 
 
@@ -101,8 +99,7 @@ def formats(site: Path, as_json: bool) -> None:
 def complete_format(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    """Shell completion of FORMAT: ``original`` and the format names in the site's cache
-    (completion asks the service nothing)."""
+    """Complete FORMAT from the site's cache, never the service."""
     names = ["original"]
     with contextlib.suppress(Exception):  # no site, no cache: original alone
         from ..media.cache import cache_for
@@ -131,7 +128,7 @@ def crop_from_options(options: dict[str, Any], stretch: bool) -> Crop | None:
 
 
 def format_from_spec(spec: str | None, client: Client) -> int:
-    """FORMAT as an id: original/0, a format id, or a format name looked up on the service."""
+    """FORMAT as an id: original, an id, or a name looked up on the service."""
     from ..media.resolver import format_id_for, names_a_format
 
     if spec is None:

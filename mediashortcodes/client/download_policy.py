@@ -1,10 +1,7 @@
-"""Which download links the client may follow (pure).
-
-A ``downloadURL`` is input to check, not an order: it is fetched on the download host, the
-API host, a host under the API host's registrable domain (by the public-suffix list, its
-private section included: ``api.x.co.uk`` vouches for ``*.x.co.uk``, ``a.github.io`` for
-``*.a.github.io`` only) or a host of ``[service] allowed_download_hosts``. Plain http only
-when allowed, or when the API itself is plain http on a loopback address (the sandbox).
+"""Which download links the client may follow: the download host, the API host, a host
+under the API host's registrable domain (public-suffix list, private section included) or
+one of ``[service] allowed_download_hosts``; plain http only when allowed or for a loopback
+API (the sandbox).
 """
 
 from __future__ import annotations

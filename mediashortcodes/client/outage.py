@@ -1,11 +1,6 @@
-"""Remember a service outage for a while, so live pages stop waiting on a service that is down.
-
-Once the service failed with an outage (unreachable, 5xx or 429 after the retries, refused
-credentials), asking again for the next shortcode would cost another retry sequence and
-fail the same way. For a cool-down, callers get :class:`OutageCooldownError` at once and
-fall back to the cache's copies or a placeholder. Then one caller (the *probe*) asks again
-while the others wait for its verdict: an answer closes the breaker, an outage restarts the
-cool-down. Django's request threads share the state, under a lock.
+"""Remember a service outage for a cool-down, so live pages stop waiting on a service that is
+down: callers get :class:`OutageCooldownError` at once (and use the cache or a placeholder),
+then one *probe* asks again while the others wait; an answer closes the breaker.
 """
 
 from __future__ import annotations
@@ -27,11 +22,8 @@ DEFAULT_COOLDOWN = 30.0  # seconds
 
 
 class OutageCooldownError(ServiceUnreachableError):
-    """The service failed a moment ago and is not asked again until the cool-down ends.
-
-    A ``ServiceUnreachableError`` (the catalog then uses cached metadata past its TTL) with
-    the outage's own text; ``cause`` is the outage itself.
-    """
+    """The service failed a moment ago; ``cause`` is that outage (as unreachable, the
+    catalog uses cached metadata past its TTL)."""
 
     def __init__(self, cause: ServiceError) -> None:
         super().__init__(str(cause), status=cause.status)

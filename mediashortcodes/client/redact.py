@@ -1,8 +1,5 @@
-"""Keep secrets out of every text a person or a log can read (pure).
-
-The token request carries the credentials in its query string, a download link a token in
-its path: URLs bound for a log, a message or a repr go through :func:`redact_url`, free text
-that might echo a credential through :func:`redact`.
+"""Keep secrets out of every text a person or a log can read: URLs (the token request's
+query, a download link's path) through :func:`redact_url`, free text through :func:`redact`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The usage manifest of a build and its diff against what the service was last told.
-
-``{"site": base_url, "pages": {url: {"title": ..., "files": [ids, sorted]}}}``, keyed by
-absolute page URL: the build's ``media-usage.json``, the report state and the live site's
-``--previous`` manifest, so any two can be diffed. Only the state has ``"service"`` (where
-it was reported) and a page's ``"pending"`` (additions sent but never confirmed).
+"""The usage manifest and its diff: ``{"site": base_url, "pages": {url: {"title": ...,
+"files": [ids]}}}``, the format of ``media-usage.json``, the report state (which adds
+``"service"`` and a page's ``"pending"``) and ``--previous``, so any two can be diffed.
 """
 
 from __future__ import annotations
@@ -32,9 +29,7 @@ __all__ = [
 
 
 def page_url(base_url: str, path: str) -> str:
-    """``page_url("https://x.org/docs", "/blog/post/")`` is
-    ``"https://x.org/docs/blog/post/"``. An absolute http(s) URL is returned unchanged, and
-    so is every path when ``base_url`` is empty (a report refuses such a manifest)."""
+    """``path`` under ``base_url``; an absolute URL, or any path without a base, unchanged."""
     if not base_url or urlsplit(path).scheme in ("http", "https"):
         return path
     parts = urlsplit(base_url)
@@ -55,15 +50,10 @@ def _file_ids(values: Iterable[Any], where: str) -> tuple[int, ...]:
     return tuple(sorted(ids))
 
 
-# A JSON string, as json.dumps(ensure_ascii=False) writes it (in C, without an indent).
-_ENCODE_TEXT = json.JSONEncoder(ensure_ascii=False).encode
-
-
 @dataclass(frozen=True)
 class PageUsage:
-    """One page: its title (the usage's ``pageName``) and the sorted ids of its files;
-    in the state, ``pending``: ids sent as additions without a confirmed answer (the service
-    may hold them or not: sent again while the page uses them, removed when it stops)."""
+    """A page's title (``pageName``) and file ids; ``pending``: additions sent but not
+    confirmed (sent again while used, removed when not)."""
 
     title: str
     files: tuple[int, ...]
@@ -84,8 +74,7 @@ class Manifest:
 
     @classmethod
     def from_pages(cls, site: str, pages: Iterable[tuple[str, str, Iterable[int]]]) -> Manifest:
-        """A manifest of ``(url, title, file ids)``; a URL given twice (one page through
-        several templates) gets the union of its files and its first title."""
+        """From ``(url, title, file ids)``; a URL given twice gets its files' union."""
         titles: dict[str, str] = {}
         files: dict[str, set[int]] = {}
         for url, title, ids in pages:
@@ -97,29 +86,11 @@ class Manifest:
         )
 
     def to_json(self) -> str:
-        """``json.dumps(..., indent=2, ensure_ascii=False)``, line by line: with an indent,
-        json encodes in pure Python, three times slower."""
-        text = _ENCODE_TEXT
-        lines = ["{", f'  "site": {text(self.site)},']
+        data: dict[str, Any] = {"site": self.site}
         if self.service:
-            lines.append(f'  "service": {text(self.service)},')
-        if not self.pages:
-            lines.append('  "pages": {}')
-        else:
-            lines.append('  "pages": {')
-            last = len(self.pages) - 1
-            for i, (url, page) in enumerate(self.pages.items()):
-                lines.append(f"    {text(url)}: {{")
-                lines.append(f'      "title": {text(page.title)},')
-                lines.append(
-                    f'      "files": {_id_list(page.files)}' + ("," if page.pending else "")
-                )
-                if page.pending:
-                    lines.append(f'      "pending": {_id_list(page.pending)}')
-                lines.append("    }," if i < last else "    }")
-            lines.append("  }")
-        lines.append("}\n")
-        return "\n".join(lines)
+            data["service"] = self.service
+        data["pages"] = {url: _page_json(page) for url, page in self.pages.items()}
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str | bytes, source: str = "usage manifest") -> Manifest:
@@ -173,10 +144,11 @@ class Manifest:
         write_atomic(Path(path), self.to_json().encode(), durable=True)
 
 
-def _id_list(ids: tuple[int, ...]) -> str:
-    if not ids:
-        return "[]"
-    return "[\n        " + ",\n        ".join(map(str, ids)) + "\n      ]"
+def _page_json(page: PageUsage) -> dict[str, Any]:
+    data: dict[str, Any] = {"title": page.title, "files": list(page.files)}
+    if page.pending:
+        data["pending"] = list(page.pending)
+    return data
 
 
 @dataclass(frozen=True)
@@ -190,12 +162,9 @@ class PageChange:
 
 
 def diff(previous: Manifest, current: Manifest, *, send_all: bool = False) -> list[PageChange]:
-    """The changes that bring the service from ``previous`` to ``current``, by URL.
-
-    A renamed page sends all its files again (the service shows the new name); a page gone
-    removes all its files; ``send_all`` re-sends every current file. ``pending`` files count
-    as not held for additions and as held for removals: the report ends up right either way.
-    """
+    """The changes that bring the service from ``previous`` to ``current``, by URL. A
+    renamed page sends all its files again; ``pending`` files count as not held for
+    additions and as held for removals."""
     changes = []
     for url in sorted(set(previous.pages) | set(current.pages)):
         before = previous.pages.get(url)

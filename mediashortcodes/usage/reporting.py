@@ -1,11 +1,8 @@
 """Tell the service which files each page uses, and which it no longer uses.
 
-Diff the build's manifest against the last reported state (or the live site's manifest),
-send each page's additions and removals (``POST /1/files/multiple/usages``), pages
-concurrently, and record a page in the state only once the service accepted it. Additions
-are recorded as *pending* before they are sent, so an answer that never comes still leaves
-them on record (sent again while the page uses them, removed once it stops). Sending twice
-does no harm, so a crash or a failed request loses nothing.
+The build's manifest is diffed against the state (or the live site's manifest) and each
+page's changes sent concurrently; a page is recorded once accepted, its additions recorded
+as *pending* before they are sent, so a crash loses nothing (sending twice does no harm).
 """
 
 from __future__ import annotations
@@ -40,23 +37,21 @@ __all__ = [
 
 USAGES_PATH = "/1/files/multiple/usages"
 
-# What --previous-missing ok is for: a live manifest that is not there (404, no such file).
-FIRST_DEPLOY = (
-    "on the first deploy, when the live site has none yet, pass --previous-missing ok "
-    "(the report then diffs against the usage state, as without --previous)"
-)
-
 
 class PreviousMissing(ConfigError):
     """The ``--previous`` manifest is not there: the live site has none (yet)."""
 
     def __init__(self, what: str) -> None:
-        super().__init__(f"{what}; {FIRST_DEPLOY}")
+        super().__init__(
+            f"{what}; on the first deploy, when the live site has none yet, pass "
+            "--previous-missing ok (the report then diffs against the usage state, as "
+            "without --previous)"
+        )
         self.what = what
 
 
 class UsageClient(Protocol):
-    """The one API call reporting needs (``mediashortcodes.AsyncClient`` has it)."""
+    """The one API call reporting needs (``AsyncClient`` has it)."""
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None: ...
 
@@ -133,30 +128,23 @@ def usage_warnings(config: Config) -> list[str]:
     ]
 
 
-def _plan(
-    config: Config, changes: Sequence[PageChange], date: str
-) -> list[tuple[PageChange, list[Usage]]]:
-    """Each page's usages to send: its additions, then its removals."""
+def _usages(config: Config, change: PageChange, date: str) -> list[Usage]:
+    """A page's usages to send: its additions, then its removals."""
     s = config.usage
+    web = WebPage(page=change.url, page_name=change.title or change.url)
     return [
-        (
-            change,
-            [
-                Usage(
-                    ids=ids,
-                    web=WebPage(page=change.url, page_name=change.title or change.url),
-                    contact=s.contact,
-                    date=date,
-                    amount=s.amount,
-                    description=s.description,
-                    project=s.project,
-                    removed=removed,
-                )
-                for ids, removed in ((change.added, False), (change.removed, True))
-                if ids
-            ],
+        Usage(
+            ids=ids,
+            web=web,
+            contact=s.contact,
+            date=date,
+            amount=s.amount,
+            description=s.description,
+            project=s.project,
+            removed=removed,
         )
-        for change in changes
+        for ids, removed in ((change.added, False), (change.removed, True))
+        if ids
     ]
 
 
@@ -213,10 +201,8 @@ async def report_usage(
 ) -> ReportResult:
     """Report what changed since the last accepted report (docs/usage-reporting.md).
 
-    ``previous`` (a manifest, or the file or http(s) URL of one) replaces the state as the
-    base of the diff; the state is still updated after each accepted page. ``progress(done,
-    total)`` follows each page sent. ``client`` may be None for a dry run (nothing sent, no
-    state touched) and when there is nothing to send.
+    ``previous`` (a manifest, or its file or URL) replaces the state as the diff's base;
+    ``client`` may be None for a dry run and when there is nothing to send.
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
@@ -246,7 +232,7 @@ async def report_usage(
     changed = {change.url for change in changes}
     unchanged = sum(url not in changed for url in manifest.pages)
     date = (today or dt.date.today()).isoformat()
-    plan = _plan(config, changes, date)
+    plan = [(change, _usages(config, change, date)) for change in changes]
     as_bool = config.usage.removed_as_bool
     done = {"unchanged": unchanged, "warnings": tuple(warnings)}
     if dry_run:
@@ -256,8 +242,7 @@ async def report_usage(
         raise TypeError("report_usage needs a client when there is something to send")
 
     writer = _StateWriter(state, manifest.site, service)
-    # Pages the base already agrees with are recorded too, so that a run against
-    # --previous leaves a complete state behind; additions are recorded as pending.
+    # Unchanged pages are recorded too: a run against --previous leaves a whole state.
     start = {url: page for url, page in manifest.pages.items() if url not in changed}
     sending = {c.url: _sending(base.pages.get(c.url), c) for c in changes if c.added}
     await writer.set({**start, **sending})
@@ -293,8 +278,7 @@ class _Run:
         known = self.recorded.get(change.url)
         files = set(known.files) if known else set()
         pending = set(known.pending) if known else set()
-        # A new title reaches the service with the additions; until they are accepted
-        # the state keeps the old one, so a rename is sent again next time.
+        # The state keeps the old title until the additions carrying the new one are accepted.
         title = known.title if known else change.title
         errors = []
         for usage in usages:
@@ -341,8 +325,7 @@ async def _gather_bounded(work: Sequence[Callable[[], Awaitable[None]]], jobs: i
 
 
 def check_same_site(previous: Manifest, manifest: Manifest) -> None:
-    """Refuse a ``--previous`` manifest of another site: the diff would remove every one of
-    its pages' usages (they are not in this build) from the service."""
+    """Refuse a ``--previous`` of another site: the diff would remove all its usages."""
     if previous.site.rstrip("/") != manifest.site.rstrip("/"):
         raise ConfigError(
             f"--previous is the usage manifest of {previous.site or 'a site without base_url'}, "
@@ -355,9 +338,8 @@ def check_same_site(previous: Manifest, manifest: Manifest) -> None:
 async def load_previous(
     source: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Manifest:
-    """The manifest published with the live site, from a file or an http(s) URL. Not
-    there (404, no such file): :class:`PreviousMissing`; a server unreachable or failing
-    (5xx): :class:`ServiceUnreachableError` (exit 3); else a ConfigError."""
+    """The live site's manifest from a file or URL. Not there: :class:`PreviousMissing`;
+    unreachable or 5xx: :class:`ServiceUnreachableError`; else a ConfigError."""
     text = str(source)
     if not text.startswith(("http://", "https://")):
         path = Path(text)
@@ -434,15 +416,10 @@ def report_site(
     progress: Callable[[int, int], None] | None = None,
     previous_missing: str = "fail",
 ) -> ReportResult:
-    """Synchronous entry point for the CLI and ``build --report``.
-
-    Reads ``media-usage.json`` in ``output`` (default: the output folder) unless
-    ``manifest`` is given; one built for another ``[site] base_url`` is refused.
-    ``previous_missing="ok"``: a ``previous`` that is not there (a first deploy) is no
-    error; the state is the base, as without it. Everything local is read first and the
-    service (the sandbox too) opened only when there is something to send: a site that did
-    not change needs no credentials.
-    """
+    """Report for the CLI and ``build --report``: the manifest in ``output`` unless given
+    (one for another base_url is refused); ``previous_missing="ok"`` falls back to the
+    state. The service is opened only when there is something to send (no credentials
+    needed otherwise)."""
     if not config.usage.enabled:
         return ReportResult(disabled=True)
     require_site_base_url(config)
@@ -455,7 +432,7 @@ def report_site(
         except PreviousMissing as exc:
             if previous_missing != "ok":
                 raise
-            previous = None  # a first deploy: the usage state is the base, as without it
+            previous = None  # a first deploy
             notes = (f"{exc.what}; --previous-missing ok: reporting against the usage state",)
     options: dict[str, Any] = dict(
         state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today

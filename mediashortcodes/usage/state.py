@@ -1,9 +1,5 @@
-"""The durable record of what the service was last told, in the manifest format.
-
-The file (default ``.mediashortcodes/usage-state.json``) is replaced whole, never half
-written; updates merge per page under a lock file, so two reports at once lose nothing. A
-report to another service starts over. The state is written only inside its folder, never
-through a link (``fileio.Confined``).
+"""What the service was last told, in the manifest format: replaced whole, merged per page
+under a lock file (two reports at once lose nothing), never written through a link.
 """
 
 from __future__ import annotations
@@ -23,8 +19,7 @@ __all__ = ["UsageState", "state_of"]
 
 
 def state_of(config: Config) -> UsageState:
-    """The site's usage state (``[usage] state``): inside the site unless configured outside
-    it (absolute, or through ``..``)."""
+    """The site's ``[usage] state``, confined to the site unless configured outside it."""
     relative = config.usage.state.replace("\\", "/")
     if os.path.isabs(relative) or escapes(relative):
         return UsageState(config.usage_state_path)
@@ -42,8 +37,7 @@ class UsageState:
         self._thread_lock = threading.Lock()
 
     def load(self, site: str = "") -> Manifest:
-        """The state on disk (none: nothing reported yet), never read through a link: a
-        planted state would send its removals."""
+        """The state on disk, never read through a link (a planted one would send removals)."""
         path = self._confined(create=False)
         if os.path.islink(path):
             raise ConfigError(
@@ -66,8 +60,7 @@ class UsageState:
             ) from None
 
     def update(self, pages: Mapping[str, PageUsage | None], site: str, service: str = "") -> None:
-        """Set each URL to what the service may now hold (None or nothing: forget it); a
-        state reported to another ``service`` is replaced, not merged."""
+        """Set each URL's page (None: forget it); another ``service``'s state is replaced."""
         with self._locked():
             state = self.load(site)
             other_service = bool(service and state.service and state.service != service)
@@ -87,7 +80,7 @@ class UsageState:
                     ) from None
 
     def _confined(self, create: bool = True) -> Path:
-        """The state's path, its folders proven inside the root (``create``: made)."""
+        """The state's path, its folders proven inside the root."""
         relative = os.path.relpath(self.path, self.root).replace(os.sep, "/")
         return Confined(self.root, what=str(self.root), create=create).file(relative)
 
