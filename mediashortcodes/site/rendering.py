@@ -31,7 +31,7 @@ class RenderedPage:
 
 @dataclass
 class RenderedRun:
-    """What rendering a run of pages gave, besides what the deferred renderer recorded."""
+    """What rendering a run of pages gave, besides the deferred renderer's records."""
 
     pages: list[RenderedPage]
     warnings: list[Problem]  # Markdown's (a shortcode in a heading...)
@@ -39,7 +39,7 @@ class RenderedRun:
 
 
 def site_variables(base_url: str, listed: list[PageSource]) -> dict[str, Any]:
-    """The ``site`` every layout gets: the base URL and the data of the ``listed`` pages."""
+    """The ``site`` every layout gets."""
     return {
         "base_url": base_url,
         "pages": [
@@ -78,8 +78,7 @@ class PageRenderer:
         self.undefined_prints.install(self.env)
 
     def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
-        """Render ``sources`` in order; a page whose layout fails is left out (its problem
-        is recorded)."""
+        """Render ``sources``; a page whose layout fails is left out, its problem recorded."""
         run = RenderedRun([], [], [])
         for source in sources:
             page = self.render_page(source, site, run.warnings)
@@ -91,7 +90,6 @@ class PageRenderer:
     def render_page(
         self, source: PageSource, site: dict[str, Any], warnings: list[Problem]
     ) -> RenderedPage | None:
-        """One page: its Markdown, then its layout, with a marker for each shortcode."""
         deferred = self.deferred
         deferred.begin_page(source.display_path)
         env: dict[str, Any] = {
@@ -128,8 +126,7 @@ def write_pages(
     html_by_index: list[str],
     element_ids: Mapping[int, str],
 ) -> None:
-    """Write each page into ``staging``, its markers replaced by its shortcodes' HTML: a new
-    file (never through a link) in a folder proven inside it."""
+    """Write each page into ``staging`` as a new file, its markers replaced."""
     for page in rendered:
         with open(staging.file(page.source.output_file), "x", encoding="utf-8") as out:
             out.write(with_markers_replaced(page.html, marker, html_by_index, element_ids))
