@@ -20,7 +20,7 @@ from ..fileio import Confined, write_atomic
 from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
-from .files import check_in_the_way, copy_files, resources_of, source_files
+from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
 from .markers import DeferredRenderer, with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, counted, media_url_prefix
@@ -240,12 +240,12 @@ class SiteBuilder:
         check_in_the_way(resources, outputs, shown_content, "file(s) beside the pages")
         outputs += resources
         refuse_escapes(outputs)
-        if static_dir.is_dir():
-            static = source_files(static_dir).files
-            check_in_the_way(static, outputs, shown_static, "static file(s)")
+        static = source_files(static_dir) if static_dir.is_dir() else SourceFiles()
+        check_in_the_way(static.files, outputs, shown_static, "static file(s)")
         confined = Confined(staging, what="the output")
-        if static_dir.is_dir():
-            result.warnings += copy_files(static_dir, confined, shown_static)
+        result.warnings += copy_files(
+            static_dir, confined, shown_static, static.files, static.skipped
+        )
         result.warnings += copy_files(content, confined, shown_content, resources)
         html, ids = resolved.html_for(self._prefix())
         own = rendered

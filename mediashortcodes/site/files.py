@@ -31,8 +31,8 @@ class SourceFiles:
     sizes: dict[str, int] = field(default_factory=dict)  # each regular file's size
 
 
-def source_files(root: Path, suffix: str = "") -> SourceFiles:
-    """The regular files under ``root`` ending with ``suffix``; linked folders are skipped."""
+def source_files(root: Path) -> SourceFiles:
+    """The regular files under ``root``; linked folders are skipped."""
     found = SourceFiles()
     for folder, dirs, names in os.walk(root):  # os.walk enters no linked folder
         relative = os.path.relpath(folder, root)
@@ -42,8 +42,6 @@ def source_files(root: Path, suffix: str = "") -> SourceFiles:
             if os.path.islink(path) and os.path.exists(path):
                 found.skipped.append(prefix + name)
         for name in names:
-            if suffix and not name.endswith(suffix):
-                continue
             path = os.path.join(folder, name)
             try:
                 info = os.lstat(path)
@@ -157,15 +155,11 @@ def check_in_the_way(names: Iterable[str], outputs: Iterable[str], shown: str, w
 
 
 def copy_files(
-    root: Path, staging: Confined, shown: str, names: Iterable[str] | None = None
+    root: Path, staging: Confined, shown: str, names: Iterable[str], skipped: Iterable[str] = ()
 ) -> list[Problem]:
-    """Copy ``names`` (default: every file) from ``root`` into ``staging`` at the same paths;
-    a warning for each link or odd file skipped. What cannot be copied is a ConfigError."""
-    if names is None:
-        found = source_files(root)
-        names, skipped = found.files, found.skipped
-    else:
-        skipped = []
+    """Copy ``names`` from ``root`` into ``staging`` at the same paths; a warning for each of
+    ``skipped`` and each replaced by a link since. What cannot be copied is a ConfigError."""
+    skipped = list(skipped)
     name = ""
     try:
         for name in names:

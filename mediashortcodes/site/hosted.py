@@ -9,8 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
-from ..errors import ConfigError, ContentError, MediaShortcodesError
-from ..usage.manifest import MANIFEST_NAME, Manifest
+from ..errors import ConfigError, ContentError
 from .pipeline import BuildOptions, Pipeline, Resolved, depth_prefix
 
 
@@ -35,14 +34,6 @@ def resolved_for_host(pipeline: Pipeline) -> Resolved:
         pipeline.close()
         raise ContentError(resolved.problems)
     return resolved
-
-
-def previous_manifest(output: Path) -> Manifest | None:
-    """The manifest an earlier build left in ``output``, if it can be read."""
-    try:
-        return Manifest.load(output / MANIFEST_NAME)
-    except MediaShortcodesError:
-        return None
 
 
 def host_config(

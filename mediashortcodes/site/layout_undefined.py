@@ -33,9 +33,7 @@ class PrintedUndefined(jinja2.Undefined):
         _record(self, sys._getframe(1))
         return ""
 
-    def __html__(self) -> str:  # what markupsafe's escape() asks first (autoescape)
-        _record(self, sys._getframe(1))
-        return ""
+    __html__ = __str__  # what markupsafe's escape() asks first (autoescape)
 
 
 def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..errors import Problem
 from ..language import Shortcode
@@ -14,6 +14,17 @@ from .template_problems import OnPage
 
 SHORTCODE = "shortcode"  # the code (Problem.code) of a malformed shortcode's problem
 MARKDOWN = "markdown"  # a warning's: a shortcode where Markdown cannot hold it (a heading)
+
+
+@dataclass
+class Recorded:
+    """What a renderer recorded, as a worker sends it (:meth:`DeferredRenderer.absorb`)."""
+
+    shortcodes: list[Shortcode]
+    by_value: list[int]  # the places known by their text and place (see render)
+    problems: list[Problem]
+    on_pages: list[OnPage]
+    page_uses: list[tuple[str, set[int]]]
 
 
 class DeferredRenderer:
@@ -66,23 +77,16 @@ class DeferredRenderer:
         """A problem met while rendering the page."""
         (self.on_pages if isinstance(found, OnPage) else self.problems).append(found)  # type: ignore[arg-type]
 
-    def by_value(self) -> list[int]:
-        """The indices of places known by their text and place (see :meth:`render`)."""
-        return list(self._places.values())
+    def recorded(self) -> Recorded:
+        places = list(self._places.values())
+        return Recorded(self.shortcodes, places, self.problems, self.on_pages, self.page_uses)
 
-    def absorb(
-        self,
-        shortcodes: list[Shortcode],
-        by_value: list[int],
-        problems: list[Problem],
-        on_pages: list[OnPage],
-        page_uses: list[tuple[str, set[int]]],
-    ) -> tuple[list[int], list[set[int]]]:
+    def absorb(self, theirs: Recorded) -> tuple[list[int], list[set[int]]]:
         """Take in what a worker recorded for the pages after ours; return each of its
         indices in ours, and its pages' uses."""
         table: list[int] = []
-        shared = set(by_value)
-        for i, shortcode in enumerate(shortcodes):
+        shared = set(theirs.by_value)
+        for i, shortcode in enumerate(theirs.shortcodes):
             index = len(self.shortcodes)
             if i in shared:
                 index = self._places.setdefault(shortcode, index)
@@ -90,10 +94,10 @@ class DeferredRenderer:
                 self.shortcodes.append(shortcode)
                 self._index[id(shortcode)] = index
             table.append(index)
-        self.problems += problems
-        self.on_pages += on_pages
+        self.problems += theirs.problems
+        self.on_pages += theirs.on_pages
         uses: list[set[int]] = []
-        for page, used in page_uses:
+        for page, used in theirs.page_uses:
             mapped = {table[i] for i in used}
             self.page_uses.append((page, mapped))
             uses.append(mapped)

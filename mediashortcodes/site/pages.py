@@ -278,34 +278,25 @@ def case_clashes(pages: list[PageSource]) -> list[Problem]:
     ]
 
 
-def discover(
-    content_dir: Path,
-    problems: list[Problem] | None = None,
-    warnings: list[Problem] | None = None,
-    others: list[str] | None = None,
-) -> list[PageSource]:
-    """All Markdown pages under the content directory, drafts included, in path order.
-    A page that cannot be read goes into ``problems`` (else raises ``PageError``); links
-    skipped into ``warnings``; ``others`` gets the other regular files."""
-    return load_pages(content_dir, list_pages(content_dir, warnings, others).files, problems)
+def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:
+    """All Markdown pages under the content directory, drafts included, in path order; one
+    that cannot be read goes into ``problems`` (without it, raises ``PageError``)."""
+    return load_pages(content_dir, list_pages(content_dir, [], []).files, problems)
 
 
-def list_pages(
-    content_dir: Path, warnings: list[Problem] | None = None, others: list[str] | None = None
-) -> SourceFiles:
-    """The Markdown files under the content directory, as :func:`discover` lists them."""
+def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
+    """The Markdown files under the content directory; the links skipped go into
+    ``warnings``, the other regular files into ``others``."""
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
             "[site] content in mediashortcodes.toml"
         )
-    found = source_files(content_dir, "" if others is not None else ".md")
-    if others is not None:
-        others += [name for name in found.files if not name.endswith(".md")]
-        found.files = [name for name in found.files if name.endswith(".md")]
-    if warnings is not None:
-        shown = display_path(content_dir)
-        warnings += [skipped_warning(shown, name) for name in found.skipped]
+    found = source_files(content_dir)
+    others += [name for name in found.files if not name.endswith(".md")]
+    found.files = [name for name in found.files if name.endswith(".md")]
+    shown = display_path(content_dir)
+    warnings += [skipped_warning(shown, name) for name in found.skipped]
     return found
 
 

@@ -210,12 +210,13 @@ class Pipeline:
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         result.remote_hits = resolution.remote_hits
         self.warnings += self._place_warnings(resolution.warnings)
-        # Each place: an image (True), a video (False), or failed (None).
-        shown = [
+        # Each place: an image (True), a video (False), or failed (None), once per page.
+        kinds = [
             None if isinstance(outcome, Failure) else sc.name == "media_image"
             for sc, outcome in resolution.pairs()
         ]
-        result.images, result.videos = self._shown_on_pages(shown)
+        shown = [kinds[i] for _page, used in self.renderer.page_uses for i in used]
+        result.images, result.videos = shown.count(True), shown.count(False)
         if not self.preview:
             for _sc, outcome in resolution.pairs():
                 if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
@@ -256,18 +257,6 @@ class Pipeline:
             self.warnings += [
                 Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
             ]
-
-    def _shown_on_pages(self, shown: list[bool | None]) -> tuple[int, int]:
-        """The images and videos the pages show, a place once per page it is on."""
-        images = videos = 0
-        for _page, used in self.renderer.page_uses:
-            for index in used:
-                kind = shown[index]
-                if kind:
-                    images += 1
-                elif kind is not None:
-                    videos += 1
-        return images, videos
 
     def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
         """One warning per place and message, naming the pages of a place outside them."""
@@ -413,22 +402,12 @@ class Resolved:
     def manifest(
         self,
         titles: Mapping[str, str],
-        *,
-        keep: Manifest | None = None,
-        pages: Iterable[str] = (),
         entries: Iterable[PageEntry] | None = None,
     ) -> Manifest:
-        """A host's usage manifest of ``entries`` (default all), ``titles`` by output file.
-        ``keep``: an earlier manifest standing for the ``pages`` (URLs) not rendered now."""
+        """A host's usage manifest of ``entries`` (default all), ``titles`` by output file."""
         base = self.config.site.base_url
         listed = [
             (page_url(base, p.url), titles.get(p.output_file, ""), self.files_used(p.used))
             for p in (self.pages if entries is None else entries)
         ]
-        rendered = {url for url, _, _ in listed}
-        for url in pages if keep is not None else ():
-            full = page_url(base, url)
-            old = keep.pages.get(full)  # type: ignore[union-attr]
-            if full not in rendered and old is not None:
-                listed.append((full, old.title, old.files))
         return Manifest.from_pages(base, listed)

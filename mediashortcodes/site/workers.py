@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from .files import SourceFiles
+from .markers import Recorded
 from .pages import PageSource, load_pages
 from .rendering import PageRenderer, RenderedPage, RenderedRun, write_pages
 from .template_problems import OnPage
@@ -80,11 +81,7 @@ def runs_of(weights: list[int], n: int) -> list[slice]:
 class Rendered:
     """What a worker sends back after rendering its run, but the HTML."""
 
-    shortcodes: list[Any]
-    by_value: list[int]
-    problems: list[Problem]
-    on_pages: list[OnPage]
-    page_uses: list[tuple[str, set[int]]]
+    recorded: Recorded
     pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
     warnings: list[Problem]
     undefined: list[OnPage]
@@ -131,41 +128,27 @@ class Workers:
         not read."""
         self.own_pages = own
         pages, problems = list(own), []
-        try:
-            for worker in self.workers:
-                theirs, unread = worker.receive()
-                worker.sources = [page for page in theirs if not page.draft]
-                pages += theirs
-                problems += unread
-        except BaseException:
-            self.close()
-            raise
+        for worker in self.workers:
+            theirs, unread = worker.receive()
+            worker.sources = [page for page in theirs if not page.draft]
+            pages += theirs
+            problems += unread
         return pages, problems
 
     def render(self, renderer: PageRenderer, site: dict[str, Any]) -> RenderedRun:
         """Render every page, N at a time, into ``renderer``; the workers' pages come back
         without their HTML, which they keep."""
-        try:
-            for worker in self.workers:
-                worker.connection.send(site)
-            run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
-            self.own = list(run.pages)
-            for worker in self.workers:
-                report: Rendered = worker.receive()
-                worker.table, uses = renderer.deferred.absorb(
-                    report.shortcodes,
-                    report.by_value,
-                    report.problems,
-                    report.on_pages,
-                    report.page_uses,
-                )
-                part = worker.sources
-                run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
-                run.warnings += report.warnings
-                run.undefined += report.undefined
-        except BaseException:
-            self.close()
-            raise
+        for worker in self.workers:
+            worker.connection.send(site)
+        run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
+        self.own = list(run.pages)
+        for worker in self.workers:
+            report: Rendered = worker.receive()
+            worker.table, uses = renderer.deferred.absorb(report.recorded)
+            part = worker.sources
+            run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
+            run.warnings += report.warnings
+            run.undefined += report.undefined
         return run
 
     def write(
@@ -244,11 +227,7 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
             (
                 "rendered",
                 Rendered(
-                    shortcodes=deferred.shortcodes,
-                    by_value=deferred.by_value(),
-                    problems=deferred.problems,
-                    on_pages=deferred.on_pages,
-                    page_uses=deferred.page_uses,
+                    recorded=deferred.recorded(),
                     pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
                     warnings=run.warnings,
                     undefined=run.undefined,
