@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Config
@@ -15,14 +14,10 @@ from ..fileio import Confined, write_atomic
 from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
 from .hosted import host_pipeline, page_title, resolved_for_host
-from .pipeline import Pipeline, Resolved
+from .pipeline import PageEntry, Pipeline, Resolved
 
-
-@dataclass(frozen=True)
-class FinishPage:
-    output_file: str  # relative to the site folder, with "/"
-    url: str  # the page's path in the site ("" for the home page)
-    source: str  # its source file as problems name it
+# A page of the built site: (output_file, url, source as problems name it).
+FinishPage = PageEntry
 
 
 def finish_site(

@@ -7,9 +7,9 @@ an undefined value is worth a warning.
 
 from __future__ import annotations
 
+import linecache
 import re
 import sys
-from pathlib import Path
 from types import FrameType
 
 import jinja2
@@ -55,7 +55,6 @@ class UndefinedPrints:
         self.page = ""
         self._variables: tuple[object, object] = (None, None)  # this page's `page` and `site`
         self._found: dict[OnPage, None] = {}  # ordered: warnings in the order first met
-        self._lines: dict[str, list[str]] = {}
 
     def install(self, env: jinja2.Environment) -> None:
         setattr(env, ATTRIBUTE, self)
@@ -87,7 +86,7 @@ class UndefinedPrints:
         if obj is missing:
             return str(name)
         if isinstance(name, str) and filename:
-            expression = _expression_before(self._source_line(filename, line), name)
+            expression = _expression_before(_source_line(filename, line), name)
             if expression:
                 return expression + _attribute(name)
         for variable, known in zip(("page", "site"), self._variables, strict=True):
@@ -95,15 +94,10 @@ class UndefinedPrints:
                 return variable + _attribute(name)
         return f"{name!r} of a {object_type_repr(obj)}"
 
-    def _source_line(self, filename: str, line: int) -> str:
-        lines = self._lines.get(filename)
-        if lines is None:
-            try:
-                lines = Path(filename).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                lines = []
-            self._lines[filename] = lines
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+def _source_line(filename: str, line: int) -> str:
+    linecache.checkcache(filename)  # a template edited since (serve)
+    return linecache.getline(filename, line)
 
 
 def _attribute(name: object) -> str:

@@ -40,18 +40,12 @@ class RenderedRun:
 
 def site_variables(base_url: str, listed: list[PageSource]) -> dict[str, Any]:
     """The ``site`` every layout gets."""
-    return {
-        "base_url": base_url,
-        "pages": [
-            {
-                "title": s.title,
-                "url": s.url,
-                "date": s.front_matter.get("date"),
-                "front_matter": s.front_matter,
-            }
-            for s in listed
-        ],
-    }
+    pages = [_page_variables(s, front_matter=s.front_matter) for s in listed]
+    return {"base_url": base_url, "pages": pages}
+
+
+def _page_variables(s: PageSource, **more: Any) -> dict[str, Any]:
+    return {"title": s.title, "url": s.url, "date": s.front_matter.get("date"), **more}
 
 
 class PageRenderer:
@@ -100,14 +94,8 @@ class PageRenderer:
             deferred.problem(problem)
         if found := env["mediashortcodes"].get("warnings"):  # a block in a heading...
             warnings += [replace(w, code=w.code or MARKDOWN) for w in found]
-        page = {
-            **source.front_matter,
-            "title": source.title,
-            "url": source.url,
-            "date": source.front_matter.get("date"),
-            "content": Markup(content),
-            "front_matter": source.front_matter,
-        }
+        page = {**source.front_matter, **_page_variables(source, content=Markup(content))}
+        page["front_matter"] = source.front_matter
         self.undefined_prints.begin_page(source.display_path, page, site)
         try:
             html = self.env.get_template(source.template).render(page=page, site=site)
