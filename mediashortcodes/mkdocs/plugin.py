@@ -41,13 +41,12 @@ from ..site.hosted import (
     host_config,
     host_pipeline,
     page_title,
-    previous_manifest,
     resolved_for_host,
 )
 from ..site.outputdir import staging_path, swap_into_place
 from ..site.pages import display_path
 from ..site.pipeline import Pipeline, Resolved
-from ..usage.manifest import MANIFEST_NAME
+from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 
 log = logging.getLogger("mkdocs.plugins.mediashortcodes")
 
@@ -202,8 +201,12 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
             raise PluginError(f"mediashortcodes: {exc}") from None
         manifest = None
         if not self.preview and config.site_url:  # else usage is off: no page has an address
-            keep = previous_manifest(site_dir) if self.dirty else None
-            manifest = self.resolved.manifest(self.titles, keep=keep, pages=self.site_urls)
+            manifest = self.resolved.manifest(self.titles)
+            keep = _previous_manifest(site_dir) if self.dirty else None
+            if keep is not None:  # it stands for the site's pages not rendered this time
+                urls = [page_url(manifest.site, url) for url in self.site_urls]
+                kept = {url: keep.pages[url] for url in urls if url in keep.pages}
+                manifest = Manifest(manifest.site, {**kept, **manifest.pages})
             manifest.write_atomic(site_dir / MANIFEST_NAME)
         if self.staging is not None and self.site_dir is not None:
             swap_into_place(self.staging, self.site_dir)
@@ -234,6 +237,14 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
         if self.staging is not None:
             shutil.rmtree(self.staging, ignore_errors=True)
             self.staging = None
+
+
+def _previous_manifest(site_dir: Path) -> Manifest | None:
+    """The manifest an earlier build left in ``site_dir``, if it can be read."""
+    try:
+        return Manifest.load(site_dir / MANIFEST_NAME)
+    except MediaShortcodesError:
+        return None
 
 
 def _problems_text(problems: list[Problem]) -> str:

@@ -1,8 +1,7 @@
 """The built-in site builder: ``content/`` and ``templates/`` through the one pipeline.
 
-Read and render every page with markers (site/rendering.py; ``--workers``: site/workers.py),
-resolve every place at once (site/pipeline.py), stop if a problem remains (unless
---keep-going), then write the site into a staging folder and swap it in for the previous
+Pages render with markers (site/rendering.py, site/workers.py), resolve at once
+(site/pipeline.py), and the site is written into a staging folder swapped in for the
 output (site/outputdir.py: two renames).
 """
 
@@ -21,7 +20,7 @@ from ..fileio import Confined, write_atomic
 from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
 from . import pages as pages_mod
-from .files import check_resources, check_static, copy_files, resources_of
+from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
 from .markers import DeferredRenderer, with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, counted, media_url_prefix
@@ -43,20 +42,17 @@ class SiteBuilder:
         *,
         cache: MediaCache | None = None,
     ) -> None:
-        """``cache``: one the command opened (with a head start) before it imported this."""
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
         self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
-        # What this build counted so far: when a problem stops it, what is known (pages,
-        # images, requests ...) is still there for the summary of --format json.
+        # What is counted so far: a stopped build's --format json summary shows it.
         self.result: BuildResult | None = None
         self._workers: Workers | None = None  # --workers: the processes rendering with this one
 
     @property
     def deferred(self) -> DeferredRenderer:
-        """What the pages recorded: every place, in order."""
         return self.pipeline.renderer
 
     def build(self, progress: Callable[[int, int], Any] | None = None) -> BuildResult:
@@ -64,7 +60,7 @@ class SiteBuilder:
         warnings: list[Problem] = []
         try:
             return self._build(warnings, progress)
-        except MediaShortcodesError as exc:  # the warnings listed after the errors
+        except MediaShortcodesError as exc:  # warnings listed after the errors
             exc.warnings = exc.warnings or (*warnings, *self.pipeline.warnings)
             if self.result is not None:
                 self.result.seconds = time.perf_counter() - started
@@ -91,8 +87,7 @@ class SiteBuilder:
         found = self._read_pages(content, unreadable, others, warnings)
         sources = [s for s in found if not s.draft]
         resources = resources_of(others, pages_mod.draft_folders(found, content))
-        # Pages that cannot be read or share a URL stop the build (exit 2), but only once the
-        # other pages were rendered and resolved: one run lists every problem of the site.
+        # Such pages stop the build (exit 2) once the rest was resolved: one run lists all.
         page_errors = _page_errors(unreadable, sources)
         warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
         rendered = self._render(sources, sources, warnings)
@@ -117,8 +112,7 @@ class SiteBuilder:
     def _read_pages(
         self, content: Path, unreadable: list[Problem], others: list[str], warnings: list[Problem]
     ) -> list[pages_mod.PageSource]:
-        """Every page of ``content``, drafts too (see ``pages_mod.discover``): with
-        ``--workers``, each process reads the run of pages it renders (site/workers.py)."""
+        """Every page, drafts too; with ``--workers`` each process reads its own run."""
         listing = pages_mod.list_pages(content, warnings, others)
         own = listing.files
         workers = workers_for(self.options.workers, len(own))
@@ -136,8 +130,8 @@ class SiteBuilder:
         listed: list[pages_mod.PageSource],
         warnings: list[Problem],
     ) -> list[RenderedPage]:
-        """Each of ``sources`` rendered with markers; ``site.pages`` lists ``listed``. In
-        ``--workers`` processes when they were forked (a whole build's pages)."""
+        """``sources`` rendered with markers (by the workers when forked); ``site.pages``
+        lists ``listed``."""
         site = site_variables(self.config.site.base_url, listed)
         run: RenderedRun
         if self._workers is not None and sources is listed:
@@ -151,11 +145,9 @@ class SiteBuilder:
     def update_pages(
         self, listing: list[pages_mod.PageSource], pages: list[pages_mod.PageSource]
     ) -> BuildResult:
-        """Render ``pages`` again into the output a build wrote, in place (``serve``, after
-        edits to their bodies alone: ``site.pages``, from ``listing``, is as it was). Each
-        page is written whole, its media beside the others, the manifest updated: what a
-        whole build writes, but for media no page uses any more. Problems raise as a
-        build's do, and then nothing is written."""
+        """Render ``pages`` again into the built output, in place (``serve``, after edits to
+        their bodies alone). What a whole build writes, but for media no page uses any
+        more; problems raise as a build's do, and then nothing is written."""
         started = time.perf_counter()
         warnings: list[Problem] = []
         try:
@@ -192,16 +184,14 @@ class SiteBuilder:
         snapshot: bool = True,
         progress: Callable[[int, int], Any] | None = None,
     ) -> Resolved:
-        """Every rendered place resolved and its HTML rendered; the counts, warnings and
-        --keep-going's problems go into ``result``. Raises on the problems that stop a
-        build (``page_errors`` with the content's problems listed)."""
+        """Resolve every rendered place into ``result``; raise on what stops a build."""
         stop_on = page_errors.problems if page_errors else ()
         resolved = self.pipeline.resolve(
             self._prefix(), stop_on=stop_on, snapshot=snapshot, progress=progress, result=result
         )
         result.warnings = [*warnings, *resolved.result.warnings]
-        # --keep-going stands in for files the service cannot give; what the author wrote
-        # wrong (a malformed shortcode, a broken layout) has no placeholder and would vanish.
+        # --keep-going stands in for files the service cannot give, not for the author's
+        # mistakes (a malformed shortcode, a broken layout), which would vanish.
         problems = resolved.problems
         if page_errors or (problems and (resolved.found or not self.options.keep_going)):
             self._stop_on(page_errors, problems)
@@ -209,8 +199,8 @@ class SiteBuilder:
         return resolved
 
     def _stop_on(self, page_errors: pages_mod.PageErrors | None, listed: list[Problem]) -> None:
-        """Raise for the pages that cannot be built (exit 2), with the content's problems
-        listed too, or for the content's problems alone (exit 1); return when there are none."""
+        """Raise for unbuildable pages (exit 2, the content's problems listed too), else for
+        the content's problems (exit 1), if any."""
         if page_errors is not None:
             page_errors.content_problems = tuple(sorted(set(listed)))
             raise page_errors
@@ -236,9 +226,8 @@ class SiteBuilder:
         result: BuildResult,
         resources: list[str],
     ) -> int:
-        """Write the whole site into ``staging`` (copying its files warns into ``result``);
-        the threads that remove the old output. A path out of the output or a clash with a
-        file of content/ or static/ stops it before anything is written."""
+        """Write the whole site into ``staging``; the threads that remove the old output.
+        Clashes and escaping paths stop it before anything is written."""
         site = self.config.site
         static_dir, content = self.config.path(site.static), self.config.path(site.content)
         shown_static = pages_mod.display_path(static_dir)
@@ -248,15 +237,15 @@ class SiteBuilder:
             *(p.source.output_file for p in rendered),
             *resolved.media_outputs(),
         ]
-        check_resources(resources, outputs, shown_content)
+        check_in_the_way(resources, outputs, shown_content, "file(s) beside the pages")
         outputs += resources
         refuse_escapes(outputs)
-        if static_dir.is_dir():
-            check_static(static_dir, outputs, shown_static)
-        # Every write below goes through it: proven inside the staging folder (fileio.py).
+        static = source_files(static_dir) if static_dir.is_dir() else SourceFiles()
+        check_in_the_way(static.files, outputs, shown_static, "static file(s)")
         confined = Confined(staging, what="the output")
-        if static_dir.is_dir():
-            result.warnings += copy_files(static_dir, confined, shown_static)
+        result.warnings += copy_files(
+            static_dir, confined, shown_static, static.files, static.skipped
+        )
         result.warnings += copy_files(content, confined, shown_content, resources)
         html, ids = resolved.html_for(self._prefix())
         own = rendered
@@ -276,9 +265,8 @@ class SiteBuilder:
 def _page_errors(
     unreadable: list[Problem], sources: list[pages_mod.PageSource]
 ) -> pages_mod.PageErrors | None:
-    """The pages that cannot be built, as one error: those that cannot be read, the URLs
-    that more than one page would be written to (drafts are not written: they cannot clash),
-    and those that Windows and macOS would write into one folder."""
+    """The pages that cannot be built (unreadable, or sharing a URL, or one folder on Windows
+    and macOS), as one error."""
     clashes = pages_mod.url_clashes(sources)
     heads = [f"{len(unreadable)} page(s) cannot be read"] if unreadable else []
     if clashes:
@@ -292,7 +280,7 @@ def _page_errors(
 
 
 def srcset_lines(resolved: Resolved) -> list[str]:
-    """One line per image with ``widths`` (each once, at its first place): what a build fetches."""
+    """One line per image with ``widths``, at its first place: what a build fetches."""
     places: dict[tuple[object, ...], list[Any]] = {}
     for sc, outcome in resolved.resolution.pairs():
         if isinstance(outcome, Verified) and outcome.widths:

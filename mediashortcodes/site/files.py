@@ -1,16 +1,9 @@
-"""The files of the site's source folders, copied as they are: ``static/`` and the files
-beside the pages in ``content/`` (an image beside its page, a raw ``.html``).
+"""The files of ``static/`` and those beside the pages in ``content/``, copied as they are.
 
 Never through a link: a contributor who can commit a symlink could otherwise publish any
-file the build can read. A source folder is walked without following links; a symlink or
-anything not a regular file (a FIFO would block) is skipped with a warning (a dangling one,
-an editor's lock file, silently), and files are copied through a descriptor opened without
-following a link. A file in the way of what the build writes (a page, an image, the
-manifest, or a folder one needs) is refused, each named, before anything is written.
-
-A file of ``content/`` is published at its path, as Hugo publishes a page bundle's files,
-unless it is private (a path part starting with ``.`` or ``_``, an editor's backup) or in a
-folder holding only drafts (``pages.draft_folders``).
+file the build can read. Links and non-regular files are skipped with a warning (a dangling
+link silently); a file in the way of what the build writes is refused before any write.
+A file of ``content/`` is published at its path unless private or in a drafts-only folder.
 """
 
 from __future__ import annotations
@@ -26,18 +19,6 @@ from pathlib import Path
 from ..errors import ConfigError, Problem
 from ..fileio import Confined
 
-__all__ = [
-    "SourceFiles",
-    "check_resources",
-    "check_static",
-    "copy_files",
-    "folders_of",
-    "is_private",
-    "resources_of",
-    "skipped_warning",
-    "source_files",
-]
-
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
@@ -50,9 +31,8 @@ class SourceFiles:
     sizes: dict[str, int] = field(default_factory=dict)  # each regular file's size
 
 
-def source_files(root: Path, suffix: str = "") -> SourceFiles:
-    """The regular files under ``root`` (ending with ``suffix``, if given), and what was
-    skipped. Linked folders are listed as skipped, never entered."""
+def source_files(root: Path) -> SourceFiles:
+    """The regular files under ``root``; linked folders are skipped."""
     found = SourceFiles()
     for folder, dirs, names in os.walk(root):  # os.walk enters no linked folder
         relative = os.path.relpath(folder, root)
@@ -62,8 +42,6 @@ def source_files(root: Path, suffix: str = "") -> SourceFiles:
             if os.path.islink(path) and os.path.exists(path):
                 found.skipped.append(prefix + name)
         for name in names:
-            if suffix and not name.endswith(suffix):
-                continue
             path = os.path.join(folder, name)
             try:
                 info = os.lstat(path)
@@ -92,8 +70,8 @@ def skipped_warning(shown: str, name: str) -> Problem:
 
 
 def copy_plain(source: Path, target: Path) -> bool:
-    """Copy ``source`` to the new file ``target`` (mode and times kept) when it is a regular
-    file, never through a link; False when it is not one (any more)."""
+    """Copy the regular file ``source`` to the new file ``target`` (mode and times kept),
+    never through a link; False when it is not one (any more)."""
     try:
         fd = os.open(source, _READ_FLAGS)
     except OSError:  # a link now (ELOOP), or gone
@@ -112,8 +90,8 @@ def copy_plain(source: Path, target: Path) -> bool:
 
 
 def is_private(name: str) -> bool:
-    """Whether the content file ``name`` (a posix path under ``content/``) stays unpublished:
-    hidden or ``_``-prefixed (in any folder of its path), or an editor's backup."""
+    """Whether the content file ``name`` stays unpublished: a path part starting with ``.``
+    or ``_``, or an editor's backup."""
     parts = name.split("/")
     last = parts[-1]
     return any(part[:1] in (".", "_") for part in parts) or last.endswith("~") or last[:1] == "#"
@@ -126,8 +104,7 @@ def folders_of(name: str) -> list[str]:
 
 
 def resources_of(names: Iterable[str], withheld: AbstractSet[str] = frozenset()) -> list[str]:
-    """The files of ``names`` (posix paths under ``content/``, pages excluded) to publish:
-    not private, not in a folder of ``withheld`` (``pages.draft_folders``)."""
+    """The files of ``names`` to publish: not private, not in a ``withheld`` folder."""
     return [
         name
         for name in names
@@ -136,13 +113,12 @@ def resources_of(names: Iterable[str], withheld: AbstractSet[str] = frozenset())
 
 
 def _in_the_way(files: Iterable[str], outputs: Iterable[str]) -> list[tuple[str, str]]:
-    """(file, output) for each of ``files`` at the path of an output, or where an output needs
-    a folder, or needing a folder where an output is a file (posix paths under the output)."""
+    """(file, output) for each of ``files`` at an output's path or its folders', or needing
+    a folder where an output is a file."""
     files = list(files)
     if not files:
         return []
-    # Each output, and each folder it needs, once: a site has thousands of outputs and
-    # usually a handful of such files, so this stays one pass over the outputs.
+    # One pass over the outputs (thousands), each folder once.
     needed: dict[str, str] = {}
     for output in outputs:
         needed.setdefault(output, output)
@@ -162,7 +138,13 @@ def _in_the_way(files: Iterable[str], outputs: Iterable[str]) -> list[tuple[str,
     return sorted(found)
 
 
-def _refuse(clashes: list[str], what: str) -> None:
+def check_in_the_way(names: Iterable[str], outputs: Iterable[str], shown: str, what: str) -> None:
+    """Raise a ConfigError naming every file of ``names`` (in the folder ``shown``) in the
+    way of a build output (posix paths under the output folder)."""
+    clashes = [
+        f"  {shown}/{name} is in the way of the build's {output}"
+        for name, output in _in_the_way(names, outputs)
+    ]
     if clashes:
         listed = "\n".join(clashes[:20])
         more = f"\n  ... and {len(clashes) - 20} more" if len(clashes) > 20 else ""
@@ -172,38 +154,12 @@ def _refuse(clashes: list[str], what: str) -> None:
         )
 
 
-def check_static(static_dir: Path, outputs: Iterable[str], shown: str) -> None:
-    """Raise a ConfigError naming every static file in the way of a build output
-    (``outputs``: posix paths under the output folder). ``shown`` names the folder."""
-    clashes = _in_the_way(source_files(static_dir).files, outputs)
-    _refuse(
-        [f"  {shown}/{name} is in the way of the build's {output}" for name, output in clashes],
-        "static file(s)",
-    )
-
-
-def check_resources(names: Iterable[str], outputs: Iterable[str], shown: str) -> None:
-    """Raise a ConfigError naming every file of ``content/`` (``shown``) that would be
-    published over a page, a published image or the manifest, or in their way."""
-    clashes = _in_the_way(names, outputs)
-    _refuse(
-        [f"  {shown}/{name} is in the way of the build's {output}" for name, output in clashes],
-        "file(s) beside the pages",
-    )
-
-
 def copy_files(
-    root: Path, staging: Confined, shown: str, names: Iterable[str] | None = None
+    root: Path, staging: Confined, shown: str, names: Iterable[str], skipped: Iterable[str] = ()
 ) -> list[Problem]:
-    """Copy ``names`` (default: every file) from ``root`` into the staging folder at the same
-    paths, each a new file in a folder proven inside it; what cannot be copied is a
-    ConfigError. Returns a warning for each link or odd file skipped (for ``names``:
-    replaced by one since the walk)."""
-    if names is None:
-        found = source_files(root)
-        names, skipped = found.files, found.skipped
-    else:
-        skipped = []
+    """Copy ``names`` from ``root`` into ``staging`` at the same paths; a warning for each of
+    ``skipped`` and each replaced by a link since. What cannot be copied is a ConfigError."""
+    skipped = list(skipped)
     name = ""
     try:
         for name in names:

@@ -1,16 +1,11 @@
-"""Finish a site another tool built with the extension but without the plugin (Zensical).
-
-Its pages hold ``<mediashortcodes-ref>`` elements where the shortcodes were. This reads
-every page, resolves all their references at once (site/pipeline.py, the same step as the
-MkDocs plugin's), and only when nothing is wrong writes each page with its HTML,
-the media under ``<site_dir>/<media_dir>/`` and ``media-usage.json``.
-"""
+"""Finish a site another tool built with the extension but without the plugin (Zensical):
+resolve its pages' ``<mediashortcodes-ref>`` elements at once, and only when nothing is
+wrong write the pages, the media and ``media-usage.json``."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Config
@@ -19,16 +14,10 @@ from ..fileio import Confined, write_atomic
 from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
 from .hosted import host_pipeline, page_title, resolved_for_host
-from .pipeline import Pipeline, Resolved
+from .pipeline import PageEntry, Pipeline, Resolved
 
-__all__ = ["FinishPage", "finish_site"]
-
-
-@dataclass(frozen=True)
-class FinishPage:
-    output_file: str  # relative to the site folder, with "/"
-    url: str  # the page's path in the site ("" for the home page)
-    source: str  # its source file as problems name it
+# A page of the built site: (output_file, url, source as problems name it).
+FinishPage = PageEntry
 
 
 def finish_site(
@@ -40,11 +29,8 @@ def finish_site(
     offline: bool = False,
     refresh: bool = False,
 ) -> Resolved | None:
-    """Resolve, write and publish; None when the pages were already finished (no page holds
-    a reference and the manifest is newer than all of them: running it twice changes nothing).
-
-    Raises ContentError listing every problem; then nothing is written.
-    """
+    """Resolve, write and publish; None when already finished (no reference left and the
+    manifest newer than every page). Raises ContentError, and then writes nothing."""
     if not site_dir.is_dir():
         raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
     build = host_pipeline(config, offline=offline, refresh=refresh)
@@ -79,8 +65,7 @@ def finish_site(
 
 
 def _with_markers(text: str, output_file: str, build: Pipeline) -> str:
-    """The page with each reference replaced by this build's marker (or by nothing, for a
-    malformed shortcode: its problems are listed)."""
+    """The page with each reference replaced by a marker (a malformed one by nothing)."""
     if "<mediashortcodes-ref" not in text:
         return text
     parts: list[str] = []

@@ -1,10 +1,4 @@
-"""What MkDocs, Pelican and Zensical's ``finish`` share around the one pipeline: the host
-renders its pages into ``Pipeline.renderer``, then::
-
-    resolved = resolved_for_host(pipeline)              # all at once; raises ContentError
-    html = resolved.html(page_html, "index.html")       # markers -> HTML, per page
-    resolved.publish(site_dir); resolved.manifest(titles).write_atomic(...)
-"""
+"""What MkDocs, Pelican and Zensical's ``finish`` share around the one pipeline."""
 
 from __future__ import annotations
 
@@ -15,31 +9,22 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
-from ..errors import ConfigError, ContentError, MediaShortcodesError
-from ..usage.manifest import MANIFEST_NAME, Manifest
+from ..errors import ConfigError, ContentError
 from .pipeline import BuildOptions, Pipeline, Resolved, depth_prefix
-
-__all__ = [
-    "host_config",
-    "host_pipeline",
-    "page_title",
-    "previous_manifest",
-    "resolved_for_host",
-]
 
 
 def host_pipeline(
     config: Config, *, offline: bool = False, refresh: bool = False, preview: bool = False
 ) -> Pipeline:
-    """A host's build; ``preview`` (``mkdocs serve``): a service that cannot be reached gives
-    placeholders from the cache, and content problems are warnings on the page."""
+    """A host's build; ``preview`` (``mkdocs serve``): placeholders from the cache when the
+    service cannot be reached, and content problems are warnings."""
     options = BuildOptions(offline=offline, refresh=refresh, keep_going=preview)
     return Pipeline(config, options, preview=preview)
 
 
 def resolved_for_host(pipeline: Pipeline) -> Resolved:
-    """Resolve every place of every page at once. Raises :class:`ContentError` listing every
-    problem of the site (unless previewing), an outage's error, or a setting's."""
+    """Resolve every place at once; raise ContentError listing every problem (unless
+    previewing), an outage's error, or a setting's."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
     except BaseException:
@@ -51,14 +36,6 @@ def resolved_for_host(pipeline: Pipeline) -> Resolved:
     return resolved
 
 
-def previous_manifest(output: Path) -> Manifest | None:
-    """The manifest an earlier build left in ``output``, if it can be read."""
-    try:
-        return Manifest.load(output / MANIFEST_NAME)
-    except MediaShortcodesError:
-        return None
-
-
 def host_config(
     options: Mapping[str, object],
     root: Path,
@@ -68,11 +45,9 @@ def host_config(
     site_url_key: str,
     require_site_url: bool = True,
 ) -> Config:
-    """The config of a host's site: ``options["config"]`` names a ``mediashortcodes.toml``
-    (default: the one in ``root``, if any), and any other key is one of its sections given
-    inline, whose keys win over the file's. ``[site] base_url`` is the host's ``site_url``
-    (``site_url_key`` names that setting in errors: ``site_url``, ``SITEURL``).
-    """
+    """The config of a host's site: ``options["config"]`` names the TOML file (default:
+    ``root``'s), other keys are sections whose keys win over the file's; ``[site]
+    base_url`` is the host's ``site_url`` (named ``site_url_key`` in errors)."""
     sections = {k: v for k, v in options.items() if k != "config"}
     named = options.get("config")
     file = root / str(named) if named else root / CONFIG_NAME
@@ -110,8 +85,7 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
 def page_title(html: str, site_name: str = "") -> str:
-    """A built page's title as its theme shows it, without the `` - site name`` that
-    themes add: the name the service shows for the page's usage."""
+    """A built page's title without the `` - site name`` themes add."""
     match = _TITLE.search(html)
     if match is None:
         return ""

@@ -1,20 +1,15 @@
 """Undefined values a layout prints, as warnings at the template line that printed them.
 
-A typo in a layout (``{{ page.titel }}``) prints nothing, and an error would be wrong: front
-matter is optional, and ``{% if page.subtitle %}``, ``page.subtitle or ""``,
-``page.subtitle | default("")``, ``is defined`` and looping over nothing are how layouts say
-so. Only *printing* an undefined value is worth a word: :class:`PrintedUndefined` is Jinja's
-``Undefined`` but for turning into text (``__str__``, and ``__html__`` with autoescape), where
-it tells the :class:`UndefinedPrints` of its environment the name it stands for and the
-template line, found from the frames of compiled template code. A template that prints no
-undefined value runs exactly as with Jinja's own ``Undefined``.
+A typo (``{{ page.titel }}``) prints nothing, but an error would be wrong: front matter is
+optional, and tests, ``or``, ``default`` and loops are how layouts say so. Only *printing*
+an undefined value is worth a warning.
 """
 
 from __future__ import annotations
 
+import linecache
 import re
 import sys
-from pathlib import Path
 from types import FrameType
 
 import jinja2
@@ -30,8 +25,7 @@ ADVICE = '; fix the name, or add | default("") if the value is optional'
 
 
 class PrintedUndefined(jinja2.Undefined):
-    """Silent like Jinja's ``Undefined`` in tests, ``or``, ``default`` and loops; printed, it
-    is recorded (then prints nothing, as ever)."""
+    """Jinja's ``Undefined``, but printing it is recorded."""
 
     __slots__ = ()
 
@@ -39,14 +33,11 @@ class PrintedUndefined(jinja2.Undefined):
         _record(self, sys._getframe(1))
         return ""
 
-    def __html__(self) -> str:  # what markupsafe's escape() asks first (autoescape)
-        _record(self, sys._getframe(1))
-        return ""
+    __html__ = __str__  # what markupsafe's escape() asks first (autoescape)
 
 
 def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:
-    # Only a name can be misspelt: an inline `if` without `else` or `loop.previtem` on the
-    # first item is undefined by design (a hint, no name).
+    # Only a name can be misspelt (an inline `if` without `else` has none).
     if value._undefined_name is None:
         return
     found = calling_template(frame)
@@ -64,7 +55,6 @@ class UndefinedPrints:
         self.page = ""
         self._variables: tuple[object, object] = (None, None)  # this page's `page` and `site`
         self._found: dict[OnPage, None] = {}  # ordered: warnings in the order first met
-        self._lines: dict[str, list[str]] = {}
 
     def install(self, env: jinja2.Environment) -> None:
         setattr(env, ATTRIBUTE, self)
@@ -81,9 +71,8 @@ class UndefinedPrints:
         self._found[OnPage(problem, self.page, ADVICE)] = None
 
     def warnings(self, found: list[OnPage] | None = None) -> list[Problem]:
-        """One line per place and name, naming the pages it happened on; then forgotten (a
-        builder that builds again warns afresh). ``found``: these instead, taken from the
-        recorders of the processes that rendered the pages (``--workers``), in page order."""
+        """One line per place and name, naming its pages; then forgotten. ``found``: these
+        instead (the workers' recorders', in page order)."""
         return pages_named(found or self.take())
 
     def take(self) -> list[OnPage]:
@@ -92,13 +81,12 @@ class UndefinedPrints:
         return list(found)
 
     def _described(self, value: jinja2.Undefined, filename: str | None, line: int) -> str:
-        """``undefined_var``, ``item.titel`` as the line writes it, else ``page.titel`` when
-        it is a variable's, else ``'titel' of a dict object``."""
+        """``name``, ``item.titel`` as written, ``page.titel``, or ``'titel' of a dict object``."""
         name, obj = value._undefined_name, value._undefined_obj
         if obj is missing:
             return str(name)
-        if isinstance(name, str) and filename:  # as written there (a macro's `p.author`)
-            expression = _expression_before(self._source_line(filename, line), name)
+        if isinstance(name, str) and filename:
+            expression = _expression_before(_source_line(filename, line), name)
             if expression:
                 return expression + _attribute(name)
         for variable, known in zip(("page", "site"), self._variables, strict=True):
@@ -106,15 +94,10 @@ class UndefinedPrints:
                 return variable + _attribute(name)
         return f"{name!r} of a {object_type_repr(obj)}"
 
-    def _source_line(self, filename: str, line: int) -> str:
-        lines = self._lines.get(filename)
-        if lines is None:
-            try:
-                lines = Path(filename).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                lines = []
-            self._lines[filename] = lines
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+def _source_line(filename: str, line: int) -> str:
+    linecache.checkcache(filename)  # a template edited since (serve)
+    return linecache.getline(filename, line)
 
 
 def _attribute(name: object) -> str:

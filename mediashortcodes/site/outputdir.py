@@ -1,19 +1,12 @@
-"""The output directory: which one a build may replace, the staging folder and the swap that
-replace it, and what a killed build left there.
-
-A build swaps its staging directory in for the output and deletes the old one, so an
-output that is, or holds, the site's own files would delete them: the site root, content,
-templates, static files, the cache or the usage state. An existing directory that no build
-wrote (it has no usage manifest) is refused too, so a mistyped ``--output ~/Documents``
-deletes nothing.
+"""The output directory: which one a build may replace (never one holding the site's own
+files, nor one no build wrote), the staging folder, the swap, and killed builds' leftovers.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..config import Config
@@ -27,16 +20,6 @@ from ..fileio import (
     remove_tree,
 )
 from ..usage.manifest import MANIFEST_NAME
-
-__all__ = [
-    "check_output_dir",
-    "refuse_escapes",
-    "remove_leftovers",
-    "staging_path",
-    "swap_into_place",
-    "taking_turns",
-    "written_in_staging",
-]
 
 
 def _holds(outer: Path, inner: Path) -> bool:
@@ -53,7 +36,6 @@ def check_output_dir(output: Path, config: Config) -> None:
         f"[site] templates ({site.templates})": (config.path(site.templates), ""),
         f"[site] static ({site.static})": (config.path(site.static), ""),
         "the media cache": (config.cache_dir, ", or move [cache] dir out of it"),
-        # The record of what the service was told: losing it would lose the removals owed.
         f"the usage state ({config.usage_state_path})": (
             config.usage_state_path,
             ", or move [usage] state out of it",
@@ -81,10 +63,8 @@ def check_output_dir(output: Path, config: Config) -> None:
 
 
 def refuse_escapes(outputs: Iterable[str]) -> None:
-    """Raise a ConfigError naming every output path (posix, relative to the output) that is
-    not plainly inside it: absolute, or with an empty or dots-only part; all of them at
-    once, before anything is written. Each write is then proven inside the output by
-    resolved path as it happens (``fileio.Confined``)."""
+    """Raise a ConfigError naming every output path not plainly inside the output, before
+    anything is written."""
     found = sorted(output for output in outputs if escapes(output))
     if found:
         raise ConfigError(
@@ -94,9 +74,8 @@ def refuse_escapes(outputs: Iterable[str]) -> None:
 
 
 def remove_leftovers(output: Path) -> list[Path]:
-    """Remove the staging and old directories of builds that were killed (whose process no
-    longer holds its claim, see fileio.py) from beside ``output``; a running build's are left
-    alone. This process claims the names it is about to write there."""
+    """Remove the staging and old folders of killed builds beside ``output`` (a running
+    build's stay); this process claims the names it will write there."""
     claim(output)
     pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:staging|old)-(\d+)")
     removed = []
@@ -108,18 +87,8 @@ def remove_leftovers(output: Path) -> list[Path]:
     return removed
 
 
-@contextmanager
-def taking_turns(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` (a lock file in the temporary folder: none is
-    left in the site) for as long as the block runs; other processes' blocks wait their
-    turn."""
-    with exclusive(folder_lock_path(folder)):
-        yield
-
-
 def staging_path(output: Path) -> Path:
-    """This process's staging folder beside ``output`` (the leftovers of killed builds
-    removed first), empty."""
+    """This process's empty staging folder beside ``output`` (leftovers removed first)."""
     remove_leftovers(output)
     staging = output.parent / f".{output.name}.staging-{os.getpid()}"
     remove_tree(staging)
@@ -127,9 +96,8 @@ def staging_path(output: Path) -> Path:
 
 
 def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
-    """``write`` the whole output into a staging folder, then swap it in for ``output``
-    (``write`` returns the threads that remove the old one); if anything fails, the staging
-    folder goes and ``output`` stays as it was."""
+    """``write`` the output into a staging folder (returning the threads that remove the
+    old one), then swap it in; on failure ``output`` stays as it was."""
     staging = staging_path(output)
     try:
         swap_into_place(staging, output, threads=write(staging))
@@ -139,12 +107,10 @@ def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
 
 
 def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
-    """Replace ``output`` by ``staging`` in two renames: the old output aside, then the
-    staging folder in its place (for a moment there is no output; if the second rename
-    fails, the old one is put back); then remove the old one (``threads``: ``remove_tree``).
-    Builds into one output take turns here (a lock on its parent folder).
-    """
-    with taking_turns(output.parent):
+    """Replace ``output`` by ``staging`` in two renames (for a moment there is no output; if
+    the second fails the old one is put back), then remove the old one. Builds into one
+    output take turns (a lock on its parent folder, kept in the temporary folder)."""
+    with exclusive(folder_lock_path(output.parent)):
         if output.exists() and not output.is_dir():
             raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
         old = output.parent / f".{output.name}.old-{os.getpid()}"

@@ -1,9 +1,6 @@
-"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs.
-
-``content/blog/post.md`` becomes ``/blog/post/`` (``blog/post/index.html``) and
-``content/index.md`` becomes ``/``. Line numbers stay those of the file, front matter
-included, so every problem points at the line an author sees in the editor.
-"""
+"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs
+(``content/blog/post.md`` -> ``/blog/post/``). Line numbers are the file's, front matter
+included: a problem points at the line the author sees."""
 
 from __future__ import annotations
 
@@ -24,11 +21,7 @@ DEFAULT_TEMPLATE = "page.html"
 
 
 class PageError(ConfigError):
-    """A page whose front matter or encoding cannot be read.
-
-    Like a broken mediashortcodes.toml this is exit 2: what is wrong is the page's settings,
-    not its content. A build collects every such page and reports them together.
-    """
+    """A page whose front matter or encoding cannot be read: exit 2, like a broken config."""
 
     def __init__(self, path: str, line: int, message: str) -> None:
         self.problem = Problem(path, line, 1, message, "page")
@@ -36,8 +29,7 @@ class PageError(ConfigError):
 
 
 class PageErrors(ConfigError):
-    """Every page of a site whose front matter or encoding cannot be read, or every URL that
-    more than one page would be written to (``head`` then says so)."""
+    """Every page that cannot be read or built, as one error (``head`` says which)."""
 
     def __init__(self, problems: list[Problem], head: str = "") -> None:
         self.problems = sorted(problems)
@@ -53,7 +45,7 @@ class PageSource:
     front_matter: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     body_start_line: int = 1
-    template_line: int = 1  # where the front matter names the template, for problems about it
+    template_line: int = 1  # where the front matter names the template
 
     @property
     def title(self) -> str:
@@ -72,13 +64,11 @@ class PageSource:
 
     @property
     def url(self) -> str:
-        """The page's path as a link or a browser has it: percent-encoded, so a name with a
-        space, an accent, a ``?`` or a ``#`` still leads to this page."""
+        """The page's path percent-encoded, as a link has it."""
         return quote(self.url_path, safe="/")
 
     @property
     def output_file(self) -> str:
-        """Path of the page's HTML file under the output directory."""
         return self.url_path.strip("/") + "/index.html" if self.url_path != "/" else "index.html"
 
 
@@ -91,8 +81,7 @@ def display_path(path: Path) -> str:
 
 
 def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
-    """:func:`display_path` of ``folder / name`` for many names, from the folder's relative
-    path worked out once (each ``relpath`` asks for the working directory again)."""
+    """:func:`display_path` of ``folder / name``, the folder's relpath worked out once."""
     try:
         relative = os.path.relpath(folder)
     except ValueError:  # another drive on Windows
@@ -114,8 +103,7 @@ def url_path_for(relative: Path) -> str:
     return "/" + "".join(f"{part}/" for part in parts)
 
 
-# libyaml's parser where PyYAML has it (its wheels do): the same safe types as yaml.safe_load
-# at a fraction of the time (pure-Python parsing was a sixth of every 1,000-page build).
+# libyaml's parser where PyYAML has it: yaml.safe_load's types, much faster.
 _SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -134,8 +122,7 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
             try:
                 data = _load_yaml(raw) if raw.strip() else {}
             except yaml.YAMLError as exc:
-                # The context mark points at the opening of what is broken, the problem
-                # mark often only at the end of the block.
+                # The context mark is where the broken part opens.
                 mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
                 line_no = mark.line + 2 if mark is not None else 2
                 problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -163,8 +150,7 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
 
 
 def _is_fence(line: str, *fences: str) -> bool:
-    """Whether ``line`` is one of ``fences``, give or take the trailing spaces, tabs and line
-    ending an editor leaves: a fence taken for text would publish a draft, YAML and all."""
+    """Whether ``line`` is one of ``fences``, give or take trailing whitespace."""
     return line.rstrip() in fences
 
 
@@ -176,7 +162,7 @@ def _unbuildable_line(raw: str) -> int:
         except (ValueError, OverflowError):
             return number
         except yaml.YAMLError:
-            continue  # a line that is only part of a value: not the culprit on its own
+            continue  # only part of a value
     return 1
 
 
@@ -198,8 +184,7 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
     """``shown``: its :func:`display_path`, when the caller knows it already."""
     shown = shown or display_path(path)
     try:
-        # utf-8-sig drops the byte order mark Windows editors write, which would otherwise
-        # hide the opening --- (and the front matter with it). It is no line: numbers hold.
+        # utf-8-sig drops a byte order mark, which would hide the opening ---.
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PageError(shown, 1, f"not UTF-8 text ({exc.reason}); save it as UTF-8") from None
@@ -208,7 +193,6 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
     front, body, start = split_front_matter(text, shown)
     draft = front.get("draft", False)
     if not isinstance(draft, bool):
-        # draft: "true" or draft: 1 must not publish a page its author meant to hold back.
         raise PageError(
             shown,
             key_line(text, "draft"),
@@ -226,23 +210,26 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
     )
 
 
-def url_clashes(pages: list[PageSource]) -> list[Problem]:
-    """One problem per URL that more than one of ``pages`` would be written to, naming them
-    all: built, the last would silently replace the others and take their media usage."""
-    by_url: dict[str, list[PageSource]] = {}
+def _grouped(pages: list[PageSource], key: Callable[[str], str]) -> list[list[PageSource]]:
+    """The pages whose ``key(url_path)`` is the same, each group of several in order."""
+    by_key: dict[str, list[PageSource]] = {}
     for page in pages:
-        by_url.setdefault(page.url_path, []).append(page)
+        by_key.setdefault(key(page.url_path), []).append(page)
+    return [group for group in by_key.values() if len(group) > 1]
+
+
+def url_clashes(pages: list[PageSource]) -> list[Problem]:
+    """One problem per URL that several ``pages`` would be written to, naming them all."""
     return [
         Problem(
             first.display_path,
             0,  # the file as a whole: no line is to blame
             0,
-            f"same URL {url} as {' and '.join(p.display_path for p in others)}; "
+            f"same URL {first.url_path} as {' and '.join(p.display_path for p in others)}; "
             "rename or move all but one of them",
             "url-clash",
         )
-        for url, (first, *others) in by_url.items()
-        if others
+        for first, *others in _grouped(pages, str)
     ]
 
 
@@ -263,8 +250,7 @@ def unportable_name(name: str) -> str | None:
 
 
 def unportable_names(pages: list[PageSource]) -> list[Problem]:
-    """One warning per page whose output folder Windows cannot create: the site builds here,
-    but not from a checkout on Windows (where the source cannot exist either)."""
+    """One warning per page whose output folder Windows cannot create."""
     problems = []
     for page in pages:
         for part in page.url_path.strip("/").split("/"):
@@ -277,12 +263,8 @@ def unportable_names(pages: list[PageSource]) -> list[Problem]:
 
 
 def case_clashes(pages: list[PageSource]) -> list[Problem]:
-    """One problem per set of URLs that differ only in letter case (``Blog.md`` beside
-    ``blog/index.md``): on Windows and macOS they are one folder, and one page would
-    silently replace the other."""
-    by_folded: dict[str, list[PageSource]] = {}
-    for page in pages:
-        by_folded.setdefault(page.url_path.casefold(), []).append(page)
+    """One problem per set of URLs that differ only in letter case (one folder on Windows
+    and macOS)."""
     return [
         Problem(
             first.display_path,
@@ -292,53 +274,36 @@ def case_clashes(pages: list[PageSource]) -> list[Problem]:
             f"{' and '.join(p.display_path for p in others)}: on Windows and macOS they are "
             "one folder, and one page would replace the other; rename all but one of them",
         )
-        for first, *others in by_folded.values()
-        if others
+        for first, *others in _grouped(pages, str.casefold)
     ]
 
 
-def discover(
-    content_dir: Path,
-    problems: list[Problem] | None = None,
-    warnings: list[Problem] | None = None,
-    others: list[str] | None = None,
-) -> list[PageSource]:
-    """All Markdown pages under the content directory, drafts included, in path order.
-
-    Given a ``problems`` list, a page that cannot be read, or whose path would put its HTML
-    outside its folder, is added to it and left out, so one build lists every broken page;
-    without one, the first raises ``PageError``. A symlink is never followed (``files.py``):
-    each one is a line in ``warnings``. ``others`` receives the other regular files (posix
-    paths under the content directory), which the builder publishes beside the pages.
-    """
-    return load_pages(content_dir, list_pages(content_dir, warnings, others).files, problems)
+def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:
+    """All Markdown pages under the content directory, drafts included, in path order; one
+    that cannot be read goes into ``problems`` (without it, raises ``PageError``)."""
+    return load_pages(content_dir, list_pages(content_dir, [], []).files, problems)
 
 
-def list_pages(
-    content_dir: Path, warnings: list[Problem] | None = None, others: list[str] | None = None
-) -> SourceFiles:
-    """The Markdown files under the content directory (posix paths under it, in path order,
-    with their sizes), as :func:`discover` reads them; the rest as it says."""
+def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
+    """The Markdown files under the content directory; the links skipped go into
+    ``warnings``, the other regular files into ``others``."""
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
             "[site] content in mediashortcodes.toml"
         )
-    found = source_files(content_dir, "" if others is not None else ".md")
-    if others is not None:
-        others += [name for name in found.files if not name.endswith(".md")]
-        found.files = [name for name in found.files if name.endswith(".md")]
-    if warnings is not None:
-        shown = display_path(content_dir)
-        warnings += [skipped_warning(shown, name) for name in found.skipped]
+    found = source_files(content_dir)
+    others += [name for name in found.files if not name.endswith(".md")]
+    found.files = [name for name in found.files if name.endswith(".md")]
+    shown = display_path(content_dir)
+    warnings += [skipped_warning(shown, name) for name in found.skipped]
     return found
 
 
 def load_pages(
     content_dir: Path, names: list[str], problems: list[Problem] | None = None
 ) -> list[PageSource]:
-    """The pages ``names`` (posix paths under the content directory), as :func:`discover`
-    reads them (``problems`` as it says)."""
+    """The pages ``names`` (posix paths under it), as :func:`discover` reads them."""
     pages = []
     shown = _display_paths_under(content_dir)
     for name in names:
@@ -354,8 +319,7 @@ def load_pages(
 
 
 def check_page_path(name: str, path: Path) -> None:
-    """Refuse a page whose URL would have a part made of dots only: ``...md`` would write
-    ``index.html`` a folder above the output, ``sub/...md`` over the home page."""
+    """Refuse a page whose URL would have a dots-only part (written outside its folder)."""
     parts = name[: -len(".md")].split("/")
     if any(not part.strip(".") for part in parts):
         raise PageError(
@@ -367,8 +331,7 @@ def check_page_path(name: str, path: Path) -> None:
 
 
 def draft_folders(pages: list[PageSource], content_dir: Path) -> set[str]:
-    """The folders (posix, ``""`` for the top) holding a draft page and no published page at
-    any depth: what is in them belongs to drafts."""
+    """The folders (posix, ``""`` for the top) holding drafts and no published page."""
     drafts: set[str] = set()
     published: set[str] = set()
     for page in pages:

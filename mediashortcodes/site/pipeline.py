@@ -1,12 +1,6 @@
 """The one pipeline of every build: pages -> markers -> resolve all -> final HTML -> publish
-media -> manifest.
-
-Every host (the built-in builder and ``serve``, MkDocs, Pelican, Zensical's ``finish``, the
-Wagtail export) renders its pages into :attr:`Pipeline.renderer` (a marker per shortcode,
-site/markers.py); :meth:`Pipeline.resolve` resolves every place at once and renders its
-HTML; the :class:`Resolved` it returns replaces the markers, publishes the media and gives
-the manifest's file ids. site/outputdir.py swaps an output folder into place.
-"""
+media -> manifest. Every host renders its pages into :attr:`Pipeline.renderer`; the
+:class:`Resolved` that :meth:`Pipeline.resolve` returns does the rest."""
 
 from __future__ import annotations
 
@@ -39,8 +33,7 @@ from .template_problems import pages_named, shown_with_any_stop
 
 log = logging.getLogger("mediashortcodes")
 
-# The codes (Problem.code) of the warnings a build gives besides the resolver's and layouts'.
-SERVICE = "service"  # the service down: older cached metadata used
+SERVICE = "service"  # a warning's code: the service down, older cached metadata used
 CACHE = "cache"  # the cache held damaged entries, or its shared tier failed
 
 
@@ -95,7 +88,7 @@ class BuildResult:
 
 @dataclass
 class PageEntry:
-    """A host's page: where it is written, its source, the places it used."""
+    """A host's page."""
 
     output_file: str  # relative to the output folder, with "/": "blog/post/index.html"
     url: str  # the page's path in the site, as the host links it: "blog/post/" or ""
@@ -104,20 +97,20 @@ class PageEntry:
 
 
 def media_url_prefix(base_url: str, media_dir: str) -> str:
-    """Root-relative URL of the media directory, honouring a base_url with a path."""
+    """Root-relative URL of the media directory (base_url may have a path)."""
     base_path = urlsplit(base_url).path.rstrip("/")
     return f"{base_path}/{media_dir.strip('/')}/"
 
 
 def depth_prefix(output_file: str, media_dir: str) -> str:
-    """The media folder's URL relative to a page written at ``output_file``: it works from
-    any host path, with or without directory URLs, and from the file system."""
+    """The media folder's URL relative to the page at ``output_file`` (works from any host
+    path and from the file system)."""
     depth = output_file.strip("/").count("/")
     return "../" * depth + media_dir.strip("/") + "/"
 
 
 def open_cache(config: Config, options: BuildOptions) -> MediaCache:
-    """The cache a build with ``options`` uses, its shared tier ([cache] remote) included."""
+    """The cache a build with ``options`` uses, its shared tier included."""
     return cache_for(
         config,
         read_only=options.cache_read_only,
@@ -128,11 +121,8 @@ def open_cache(config: Config, options: BuildOptions) -> MediaCache:
 
 
 class Pipeline:
-    """One build: pages render into :attr:`renderer`, then :meth:`resolve`; :meth:`close`.
-
-    ``preview`` (``mkdocs serve``): a service that cannot be reached gives placeholders
-    from the cache instead of failing.
-    """
+    """One build. ``preview`` (``mkdocs serve``): an unreachable service gives placeholders
+    from the cache instead of failing."""
 
     def __init__(
         self,
@@ -142,8 +132,7 @@ class Pipeline:
         preview: bool = False,
         cache: MediaCache | None = None,
     ) -> None:
-        """``cache``: one the command opened (and took a head start on) before it imported
-        the builder; else the pipeline opens its own."""
+        """``cache``: one the command opened early (with a head start), else its own."""
         self.config = config
         self.options = options or BuildOptions()
         self.preview = preview
@@ -153,8 +142,7 @@ class Pipeline:
         self.cache = cache or open_cache(config, self.options)
 
     def start_head_start(self) -> None:
-        """A fresh runner's head start on the shared tier's images (media/head_start.py):
-        call it before the pages render."""
+        """Start the shared tier's head start (media/head_start.py) before pages render."""
         options = self.options
         if not (options.syntax_only or options.check_only or options.offline or options.refresh):
             self.cache.start_head_start(str(self.config.root))
@@ -178,11 +166,9 @@ class Pipeline:
         progress: Callable[[int, int], Any] | None = None,
         result: BuildResult | None = None,
     ) -> Resolved:
-        """Resolve every recorded place at once and render its HTML (``prefix``: the media
-        folder's URL as the pages link it). Raises a missing setting's error or an outage
-        (a preview goes on from the cache) with the content's problems and ``stop_on``
-        listed; raising for the content's problems is the caller's. Counts go into
-        ``result`` as they are known."""
+        """Resolve every place at once and render its HTML linking media at ``prefix``.
+        Raises a setting's error or an outage with the content's problems and ``stop_on``
+        listed; raising for the content's problems is the caller's."""
         started = time.perf_counter()
         found = self.renderer.found_problems()
         result = BuildResult(pages=len(self.pages)) if result is None else result
@@ -213,10 +199,8 @@ class Pipeline:
         snapshot: bool,
         progress: Callable[[int, int], Any] | None,
     ) -> Resolution:
-        """Every place resolved and counted in ``result``; raises an outage unless previewing."""
         shortcodes = self.renderer.shortcodes
-        # Before anything is fetched: shortcodes need the service's URL (which names its cache,
-        # so even --offline), and a site that embeds videos needs the player's URLs.
+        # Before any fetch: the service URL names the cache (even --offline).
         if shortcodes:
             require_service_urls(self.config)
         first_video = next((sc for sc in shortcodes if sc.name == VIDEO), None)
@@ -226,26 +210,23 @@ class Pipeline:
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         result.remote_hits = resolution.remote_hits
         self.warnings += self._place_warnings(resolution.warnings)
-        shown: list[bool | None] = []  # each place: an image, a video, or None (failed)
-        outage: BaseException | None = None
-        for sc, outcome in resolution.pairs():  # one pass: a large site has 60,000 places
-            if isinstance(outcome, Failure):
-                shown.append(None)
-                if outage is None and isinstance(outcome.cause, OUTAGES):
-                    outage = outcome.cause
-            else:
-                shown.append(sc.name == "media_image")
-        result.images, result.videos = self._shown_on_pages(shown)
-        if outage is not None and not self.preview:
-            raise outage
+        # Each place: an image (True), a video (False), or failed (None), once per page.
+        kinds = [
+            None if isinstance(outcome, Failure) else sc.name == "media_image"
+            for sc, outcome in resolution.pairs()
+        ]
+        shown = [kinds[i] for _page, used in self.renderer.page_uses for i in used]
+        result.images, result.videos = shown.count(True), shown.count(False)
+        if not self.preview:
+            for _sc, outcome in resolution.pairs():
+                if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
+                    raise outcome.cause
         return resolution
 
     def _resolve_step(
         self, offline: bool, snapshot: bool, progress: Callable[[int, int], Any] | None
     ) -> tuple[Resolution, int]:
-        """Every call into the media layer's resolve machinery (the head start's hand-off,
-        the snapshot, the cache alone or else the service, the shared tier flushed); its
-        warnings go into :attr:`warnings` even when it raises."""
+        """The media layer's resolve step; its warnings are kept even when it raises."""
         options, shortcodes = self.options, self.renderer.shortcodes
         total, done = len(shortcodes), 0
 
@@ -256,7 +237,7 @@ class Pipeline:
                 progress(done, total)
 
         try:
-            # `check` uses no variant, and an update some pages' only: either would shrink it.
+            # `check` uses no variant, an update some pages' only: either would shrink it.
             if snapshot and not options.check_only:
                 self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
             resolution, requests, warnings = resolve_site(
@@ -277,22 +258,8 @@ class Pipeline:
                 Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
             ]
 
-    def _shown_on_pages(self, shown: list[bool | None]) -> tuple[int, int]:
-        """The images and videos the pages show: each place once on every page it is on (a
-        layout's on each of its pages, as the published ``<img>`` elements are counted)."""
-        images = videos = 0
-        for _page, used in self.renderer.page_uses:
-            for index in used:
-                kind = shown[index]
-                if kind:
-                    images += 1
-                elif kind is not None:
-                    videos += 1
-        return images, videos
-
     def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
-        """One warning per place and message, naming the pages it is on when it is outside
-        them: a layout's image without alt text is one line, not one per page."""
+        """One warning per place and message, naming the pages of a place outside them."""
         by_code: dict[str, list[tuple[Shortcode, str]]] = {}
         for sc, message, code in warnings:
             by_code.setdefault(code, []).append((sc, message))
@@ -301,7 +268,7 @@ class Pipeline:
 
 
 class Resolved:
-    """A resolved build: each place's HTML, the media to publish, the files each page uses."""
+    """A resolved build: each place's HTML, the media to publish, each page's files."""
 
     def __init__(self, pipeline: Pipeline, resolution: Resolution, result: BuildResult) -> None:
         self.config = pipeline.config
@@ -310,7 +277,7 @@ class Resolved:
         self.result = result
         self.marker = pipeline.renderer.marker
         self.pages = pipeline.pages
-        self.found = False  # problems found while rendering (a malformed shortcode...)
+        self.found = False  # problems found while rendering
         self.problems: list[Problem] = []
         self.render_failed: list[tuple[Shortcode, str]] = []
         player_url, static_url = embed_urls(self.config)
@@ -320,7 +287,7 @@ class Resolved:
             player_url=player_url,
             static_url=static_url,
             site_templates=templates if templates.is_dir() else None,
-            auto_reload=False,  # no stat of a template per rendering: nothing changes mid-build
+            auto_reload=False,  # nothing changes mid-build: no stat per rendering
         )
         self._by_prefix: dict[str, tuple[list[str], dict[int, str]]] = {}
         self._file_ids: list[int | None] | None = None
@@ -330,8 +297,7 @@ class Resolved:
         return [warning.as_warning() for warning in self.result.warnings]
 
     def html_for(self, prefix: str) -> tuple[list[str], dict[int, str]]:
-        """Each place's HTML, in order, linking the media at ``prefix``, and the element ids
-        in it (script embeds) by place; the first call notes :attr:`render_failed`."""
+        """Each place's HTML linking media at ``prefix``, and its script embeds' element ids."""
         if prefix not in self._by_prefix:
             html, ids, failed = self._final_html(prefix)
             if not self._by_prefix:
@@ -347,7 +313,6 @@ class Resolved:
         done: dict[str, str] = {}  # a site repeats shortcodes: each rendered once if it can
         for sc, outcome in self.resolution.pairs():
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
-                # The same text has the same meaning (parsing round-trips), so the same outcome.
                 if sc.source in done:
                     html.append(done[sc.source])
                     continue
@@ -379,22 +344,22 @@ class Resolved:
         return with_markers_replaced(text, self.marker, html, ids)
 
     def html(self, text: str, output_file: str) -> str:
-        """``text`` (of the page written at ``output_file``) with its markers replaced."""
+        """``text`` of the page at ``output_file`` with its markers replaced."""
         return self.replaced(text, depth_prefix(output_file, self.config.site.media_dir))
 
     def html_at_root(self, text: str) -> str:
-        """``text`` linking the media root-relative (from ``[site] base_url``'s path)."""
+        """``text`` with its markers replaced, linking the media root-relative."""
         site = self.config.site
         return self.replaced(text, media_url_prefix(site.base_url, site.media_dir))
 
     @property
     def media(self) -> dict[str, Stored]:
-        """Each file the pages show (variants, srcset candidates, posters) by its name."""
+        """Each file the pages show, by its name."""
         return published_files(self.resolution)
 
     @property
     def click_script(self) -> tuple[str, bytes] | None:
-        """The click-to-load script (name, bytes), when a page has such a video."""
+        """The click-to-load script (name, bytes), when a page uses it."""
         renderer = self._renderer
         return renderer.click_script if renderer.click_script_used else None
 
@@ -405,8 +370,7 @@ class Resolved:
         return [f"{media_dir}/{name}" for name in [*script, *self.media]]
 
     def publish(self, output: Path | Confined, *, close: bool = True) -> int:
-        """Put every file the pages show under ``output/<media_dir>/`` (proven inside it:
-        ``fileio.Confined``); how many. ``close``: the cache's last use."""
+        """Put every file the pages show under ``output/<media_dir>/``; how many."""
         from ..media.assets import publish
 
         images, script = self.media, self.click_script
@@ -425,12 +389,8 @@ class Resolved:
         return len(images)
 
     def files_used(self, used: Iterable[int]) -> set[int]:
-        """The file ids the places ``used`` count for in the usage manifest.
-
-        A failure with a cause is a file the service has that could not be fetched this time
-        (--keep-going shows a placeholder): the page still uses it, and leaving it out would
-        report its removal. One without (an id that does not exist) is no usage.
-        """
+        """The file ids the places ``used`` count for in the usage manifest: a failure with a
+        cause (a fetch failed) still uses its file; one without (no such id) does not."""
         if self._file_ids is None:
             self._file_ids = [
                 None if isinstance(outcome, Failure) and outcome.cause is None else sc.file_id
@@ -442,24 +402,12 @@ class Resolved:
     def manifest(
         self,
         titles: Mapping[str, str],
-        *,
-        keep: Manifest | None = None,
-        pages: Iterable[str] = (),
         entries: Iterable[PageEntry] | None = None,
     ) -> Manifest:
-        """A host's usage manifest: each page's (``entries``, default all) absolute URL (from
-        ``[site] base_url``), its title (``titles`` by output file) and files. ``keep``: an
-        earlier manifest whose entries stand for the site's ``pages`` (URLs) not rendered
-        this time (a dirty build)."""
+        """A host's usage manifest of ``entries`` (default all), ``titles`` by output file."""
         base = self.config.site.base_url
         listed = [
             (page_url(base, p.url), titles.get(p.output_file, ""), self.files_used(p.used))
             for p in (self.pages if entries is None else entries)
         ]
-        rendered = {url for url, _, _ in listed}
-        for url in pages if keep is not None else ():
-            full = page_url(base, url)
-            old = keep.pages.get(full)  # type: ignore[union-attr]
-            if full not in rendered and old is not None:
-                listed.append((full, old.title, old.files))
         return Manifest.from_pages(base, listed)

@@ -31,7 +31,7 @@ class RenderedPage:
 
 @dataclass
 class RenderedRun:
-    """What rendering a run of pages gave, besides what the deferred renderer recorded."""
+    """What rendering a run of pages gave, besides the deferred renderer's records."""
 
     pages: list[RenderedPage]
     warnings: list[Problem]  # Markdown's (a shortcode in a heading...)
@@ -39,19 +39,13 @@ class RenderedRun:
 
 
 def site_variables(base_url: str, listed: list[PageSource]) -> dict[str, Any]:
-    """The ``site`` every layout gets: the base URL and the data of the ``listed`` pages."""
-    return {
-        "base_url": base_url,
-        "pages": [
-            {
-                "title": s.title,
-                "url": s.url,
-                "date": s.front_matter.get("date"),
-                "front_matter": s.front_matter,
-            }
-            for s in listed
-        ],
-    }
+    """The ``site`` every layout gets."""
+    pages = [_page_variables(s, front_matter=s.front_matter) for s in listed]
+    return {"base_url": base_url, "pages": pages}
+
+
+def _page_variables(s: PageSource, **more: Any) -> dict[str, Any]:
+    return {"title": s.title, "url": s.url, "date": s.front_matter.get("date"), **more}
 
 
 class PageRenderer:
@@ -78,8 +72,7 @@ class PageRenderer:
         self.undefined_prints.install(self.env)
 
     def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
-        """Render ``sources`` in order; a page whose layout fails is left out (its problem
-        is recorded)."""
+        """Render ``sources``; a page whose layout fails is left out, its problem recorded."""
         run = RenderedRun([], [], [])
         for source in sources:
             page = self.render_page(source, site, run.warnings)
@@ -91,7 +84,6 @@ class PageRenderer:
     def render_page(
         self, source: PageSource, site: dict[str, Any], warnings: list[Problem]
     ) -> RenderedPage | None:
-        """One page: its Markdown, then its layout, with a marker for each shortcode."""
         deferred = self.deferred
         deferred.begin_page(source.display_path)
         env: dict[str, Any] = {
@@ -102,14 +94,8 @@ class PageRenderer:
             deferred.problem(problem)
         if found := env["mediashortcodes"].get("warnings"):  # a block in a heading...
             warnings += [replace(w, code=w.code or MARKDOWN) for w in found]
-        page = {
-            **source.front_matter,
-            "title": source.title,
-            "url": source.url,
-            "date": source.front_matter.get("date"),
-            "content": Markup(content),
-            "front_matter": source.front_matter,
-        }
+        page = {**source.front_matter, **_page_variables(source, content=Markup(content))}
+        page["front_matter"] = source.front_matter
         self.undefined_prints.begin_page(source.display_path, page, site)
         try:
             html = self.env.get_template(source.template).render(page=page, site=site)
@@ -128,8 +114,7 @@ def write_pages(
     html_by_index: list[str],
     element_ids: Mapping[int, str],
 ) -> None:
-    """Write each page into ``staging``, its markers replaced by its shortcodes' HTML: a new
-    file (never through a link) in a folder proven inside it."""
+    """Write each page into ``staging`` as a new file, its markers replaced."""
     for page in rendered:
         with open(staging.file(page.source.output_file), "x", encoding="utf-8") as out:
             out.write(with_markers_replaced(page.html, marker, html_by_index, element_ids))

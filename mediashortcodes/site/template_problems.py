@@ -1,11 +1,8 @@
 """Errors raised while rendering a page's layout, as problems at the template line to fix.
 
-Jinja rewrites a render error's traceback so that its frames carry the template file and
-line. The innermost such frame is where the author must look (a partial, a layout), not the
-page that happened to be rendering, so that is where the problem is placed; the page is
-named in the message because the error may depend on its front matter. A layout's error
-happens on every page that uses it: :func:`pages_named` lists it once, with how many pages
-and the first of them by name.
+Jinja's rewritten traceback carries template files and lines: the innermost is where the
+author must look; the page is named too (its front matter may be the cause), and a
+layout's error on many pages is listed once (:func:`pages_named`).
 """
 
 from __future__ import annotations
@@ -29,8 +26,7 @@ TEMPLATE = "template"  # the code of a layout's problems (Problem.code)
 
 @dataclass(frozen=True)
 class OnPage:
-    """A problem met while rendering ``page``, at a place outside it (a layout, a partial, a
-    ``media_image()`` call): the author needs the page, whose data may be the cause."""
+    """A problem met while rendering ``page``, at a place outside it (a layout's)."""
 
     problem: Problem  # its message without the page
     page: str
@@ -60,9 +56,8 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
 
 @contextmanager
 def shown_with_any_stop(found: list[Problem | OnPage]) -> Iterator[None]:
-    """Problems already ``found`` in the content go with an error that stops the work (the
-    service down, a setting missing): its exit code stands, and the content is fixed in the
-    same round rather than after the outage."""
+    """Problems already ``found`` go with an error that stops the work (an outage, a
+    missing setting), whose exit code stands."""
     try:
         yield
     except MediaShortcodesError as exc:
@@ -103,7 +98,7 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
 
 
 def _close_match(name: str | None, templates_dir: Path) -> str:
-    """`` (did you mean 'article.html'?)`` for a typo or a name written without its extension."""
+    """`` (did you mean 'article.html'?)`` for a typo or a missing extension."""
     if not name or not templates_dir.is_dir():
         return ""
     known = [

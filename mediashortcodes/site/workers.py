@@ -1,14 +1,10 @@
 """Pages rendered and written by several processes: ``build --workers N``.
 
-The pages are cut into N runs of consecutive pages of about equal text. The builder forks
-N - 1 workers once it has listed the pages; each reads its run and sends it back (for the
-checks and the ``site`` variables), renders it with the page renderer it inherited when
-sent ``site``, and sends back as values what resolving needs (shortcodes, problems,
-warnings, which page used which place). The builder absorbs them in page order, so it holds
-what one process would have recorded, resolves once, and sends each worker its places'
-HTML to write into the staging folder. The output is the same for any N; a worker that
-fails stops the build before the swap. Forked only from a single-threaded process, and
-only where ``fork`` is safe (not Windows or macOS).
+The pages are cut into N runs of about equal text; N - 1 forked workers each read their
+run and send it back, render it when sent ``site`` and send back what resolving needs,
+which the builder absorbs in page order; after one resolve, each writes its pages with the
+HTML it is sent. The output is the same for any N; a failing worker stops the build before
+the swap. Forked only from a single-threaded process, and not on Windows or macOS.
 """
 
 from __future__ import annotations
@@ -28,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from .files import SourceFiles
+from .markers import Recorded
 from .pages import PageSource, load_pages
 from .rendering import PageRenderer, RenderedPage, RenderedRun, write_pages
 from .template_problems import OnPage
@@ -36,8 +33,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-# Below this many pages per process, forking costs more than it saves (the example site
-# has 7 pages); an explicit --workers N is used as given.
+# Below this many pages per process, forking costs more than it saves.
 PAGES_PER_WORKER = 50
 
 
@@ -46,7 +42,7 @@ class WorkerError(MediaShortcodesError):
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may run on (a container's or ``taskset``'s limit included)."""
+    """The CPUs this process may run on (a container's limit included)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -54,13 +50,12 @@ def usable_cpus() -> int:
 
 
 def can_fork() -> bool:
-    """Whether this process may fork workers now (see the module's docstring)."""
     return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
 
 
 def workers_for(requested: int | None, pages: int) -> int:
     """How many processes render ``pages`` pages: ``requested``, else one per usable CPU and
-    per PAGES_PER_WORKER pages; never more than one per page, one where forking is not done."""
+    per PAGES_PER_WORKER pages; at most one per page."""
     if pages < 2 or requested == 1 or not can_fork():
         return 1
     if requested is None:
@@ -69,8 +64,7 @@ def workers_for(requested: int | None, pages: int) -> int:
 
 
 def runs_of(weights: list[int], n: int) -> list[slice]:
-    """``n`` runs of consecutive items of about equal ``weights`` (a page's text: Markdown is
-    most of the work)."""
+    """``n`` runs of consecutive items of about equal ``weights`` (a page's text)."""
     weights = [weight + 500 for weight in weights]  # + the layout's share
     total = sum(weights)
     cuts = [0]
@@ -85,23 +79,19 @@ def runs_of(weights: list[int], n: int) -> list[slice]:
 
 @dataclass
 class Rendered:
-    """What a worker sends back after rendering its run (everything but the HTML)."""
+    """What a worker sends back after rendering its run, but the HTML."""
 
-    shortcodes: list[Any]
-    by_value: list[int]  # indices of places that are one place on every page they are on
-    problems: list[Problem]
-    on_pages: list[OnPage]
-    page_uses: list[tuple[str, set[int]]]
+    recorded: Recorded
     pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
     warnings: list[Problem]
-    undefined: list[OnPage]  # undefined values printed, as the layout warnings count them
+    undefined: list[OnPage]
 
 
 @dataclass
 class Worker:
     process: BaseProcess
     connection: Connection
-    first: str  # the first and last pages of its run, for messages
+    first: str  # its run's first and last pages, for messages
     last: str
     sources: list[PageSource] = field(default_factory=list)  # the pages it renders
     table: list[int] = field(default_factory=list)  # its shortcode index -> the build's
@@ -126,7 +116,7 @@ class Worker:
 
 
 class Workers:
-    """The forked workers of one build, from rendering to writing; ``close`` ends them."""
+    """The forked workers of one build; ``close`` ends them."""
 
     def __init__(self) -> None:
         self.workers: list[Worker] = []
@@ -134,52 +124,37 @@ class Workers:
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
 
     def loaded(self, own: list[PageSource]) -> tuple[list[PageSource], list[Problem]]:
-        """Every page, this process's (``own``) then the workers', drafts too, in order, and
-        those the workers could not read."""
+        """Every page, ours (``own``) then the workers', drafts too, and those they could
+        not read."""
         self.own_pages = own
         pages, problems = list(own), []
-        try:
-            for worker in self.workers:
-                theirs, unread = worker.receive()
-                worker.sources = [page for page in theirs if not page.draft]
-                pages += theirs
-                problems += unread
-        except BaseException:
-            self.close()
-            raise
+        for worker in self.workers:
+            theirs, unread = worker.receive()
+            worker.sources = [page for page in theirs if not page.draft]
+            pages += theirs
+            problems += unread
         return pages, problems
 
     def render(self, renderer: PageRenderer, site: dict[str, Any]) -> RenderedRun:
-        """Render every page, N at a time, into ``renderer`` (what the workers recorded is
-        absorbed in page order): the rendered pages in order, the workers' without their
-        HTML, which the workers keep."""
-        try:
-            for worker in self.workers:
-                worker.connection.send(site)
-            run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
-            self.own = list(run.pages)
-            for worker in self.workers:
-                report: Rendered = worker.receive()
-                worker.table, uses = renderer.deferred.absorb(
-                    report.shortcodes,
-                    report.by_value,
-                    report.problems,
-                    report.on_pages,
-                    report.page_uses,
-                )
-                part = worker.sources
-                run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
-                run.warnings += report.warnings
-                run.undefined += report.undefined
-        except BaseException:
-            self.close()
-            raise
+        """Render every page, N at a time, into ``renderer``; the workers' pages come back
+        without their HTML, which they keep."""
+        for worker in self.workers:
+            worker.connection.send(site)
+        run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
+        self.own = list(run.pages)
+        for worker in self.workers:
+            report: Rendered = worker.receive()
+            worker.table, uses = renderer.deferred.absorb(report.recorded)
+            part = worker.sources
+            run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
+            run.warnings += report.warnings
+            run.undefined += report.undefined
         return run
 
     def write(
         self, staging: Path, html_by_index: list[str], element_ids: Mapping[int, str]
     ) -> None:
-        """Ask every worker to write its pages into ``staging`` (answers: :meth:`wait`)."""
+        """Ask every worker to write its pages into ``staging`` (then :meth:`wait`)."""
         for worker in self.workers:
             html = [html_by_index[i] for i in worker.table]
             ids = {k: element_ids[i] for k, i in enumerate(worker.table) if i in element_ids}
@@ -206,8 +181,8 @@ class Workers:
 def start_workers(
     renderer: PageRenderer, content: Path, listing: SourceFiles, n: int
 ) -> tuple[list[str], Workers]:
-    """Fork ``n - 1`` workers, each reading a run of the pages ``listing`` names (see the
-    module's docstring); the names this process reads itself, and the workers."""
+    """Fork ``n - 1`` workers, each reading a run of ``listing``; the names this process
+    reads itself, and the workers."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
@@ -234,8 +209,8 @@ def start_workers(
 
 
 def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
-    """A worker: read the pages ``names``, send them; render them with the ``site`` it is
-    sent, report; then write them or stop."""
+    """A worker: read ``names`` and send them; render with the ``site`` sent and report;
+    then write or stop."""
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
@@ -252,11 +227,7 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
             (
                 "rendered",
                 Rendered(
-                    shortcodes=deferred.shortcodes,
-                    by_value=deferred.by_value(),
-                    problems=deferred.problems,
-                    on_pages=deferred.on_pages,
-                    page_uses=deferred.page_uses,
+                    recorded=deferred.recorded(),
                     pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
                     warnings=run.warnings,
                     undefined=run.undefined,
@@ -277,8 +248,7 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
 
 
 def _sendable(exc: BaseException) -> BaseException | str:
-    """The exception itself when it survives pickling (a content or config error keeps its
-    type and exit code), else its description."""
+    """The exception when it survives pickling (keeping its exit code), else its text."""
     if isinstance(exc, MediaShortcodesError):
         try:
             copy = pickle.loads(pickle.dumps(exc))
