@@ -45,10 +45,10 @@ from .language import (
     Found,
     LineIndex,
     Location,
-    Shortcode,
     ShortcodeRenderer,
     build,
     find_end,
+    html_for,
     is_opening,
     parse_one,
     scan,
@@ -176,21 +176,11 @@ def _find_after(source: str, needle: str, pos: int) -> int:
 
 def _tag_end(source: str, pos: int, end_string: str) -> int:
     """End of a Jinja tag, skipping string literals that may hold the end delimiter."""
-    quote = ""
-    i = pos
-    while i < len(source):
-        ch = source[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif source.startswith(end_string, i):
-            return i + len(end_string)
-        i += 1
-    return len(source)
+    tag = re.compile(
+        r"""(?:[^"']|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')*?""" + re.escape(end_string),
+        re.DOTALL,
+    ).match(source, pos)
+    return len(source) if tag is None else tag.end()
 
 
 def template_path(name: str | None, filename: str | None) -> str:
@@ -227,24 +217,18 @@ def renderer_for(context: Context) -> ShortcodeRenderer:
 
 
 @lru_cache(maxsize=4096)
-def _decode(payload: str) -> Shortcode | tuple[Problem, ...]:
+def _decode(payload: str) -> Found:
     data = json.loads(payload)
     if "problems" in data:
-        return tuple(Problem(*p) for p in data["problems"])
+        return Found(0, 0, "", None, tuple(Problem(*p) for p in data["problems"]))
     path, line, col = data["at"]
-    shortcode = parse_one(data["source"], path, lambda i: (line, col)).shortcode
-    assert shortcode is not None  # it parsed when the template was rewritten
-    return shortcode
+    return parse_one(data["source"], path, lambda i: (line, col))  # it parsed when rewritten
 
 
 @pass_context
 def _render(context: Context, payload: str) -> Markup:
     """What a shortcode written in template source turns into."""
-    decoded = _decode(payload)
-    renderer = renderer_for(context)
-    if isinstance(decoded, Shortcode):
-        return Markup(renderer.render(decoded))
-    return Markup("".join(renderer.problem(p) for p in decoded))
+    return Markup(html_for(renderer_for(context), _decode(payload)))
 
 
 @pass_context
@@ -269,10 +253,8 @@ def _render_built(
     file_id, format = _given(file_id), _given(format)
     options = {key: _given(value) for key, value in options.items()}
     shortcode, problems = build(name, file_id, format, options, Location(path, line, 0))
-    renderer = renderer_for(context)
-    if shortcode is not None:
-        return Markup(renderer.render(shortcode))
-    return Markup("".join(renderer.problem(p) for p in problems))
+    found = Found(0, 0, "", shortcode, tuple(problems))
+    return Markup(html_for(renderer_for(context), found))
 
 
 def _given(value: Any) -> Any:
@@ -327,10 +309,6 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
     replacements = [(i, i + 1, "") for i in escapes]
     for found in founds:
         assert renderer is not None
-        if found.shortcode is not None:
-            text = renderer.render(found.shortcode)
-        else:
-            text = "".join(renderer.problem(p) for p in found.problems)
-        replacements.append((found.start, found.end, text))
+        replacements.append((found.start, found.end, html_for(renderer, found)))
     replacements.sort()
     return Markup(splice(html, replacements))

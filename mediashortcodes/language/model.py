@@ -172,6 +172,13 @@ class ShortcodeRenderer(Protocol):
         ...
 
 
+def html_for(renderer: ShortcodeRenderer, found: Found) -> str:
+    """A valid shortcode's HTML, else its problems' stand-ins (every host places them so)."""
+    if found.shortcode is not None:
+        return renderer.render(found.shortcode)
+    return "".join(renderer.problem(p) for p in found.problems)
+
+
 def quote(value: str) -> str:
     """``value`` as written in a shortcode: a bareword when it can be, else quoted."""
     if FULL_BAREWORD.match(value):

@@ -28,14 +28,6 @@ def candidate_crop(crop: Crop | None, base_width: int, base_height: int, width: 
     """
     height = max(1, math.ceil(width * base_height / base_width))
     if crop is None:  # the whole original, in its own pixels
-        return Crop(
-            w=width,
-            h=height,
-            x1=0,
-            x2=base_width,
-            y1=0,
-            y2=base_height,
-            sw=base_width,
-            sh=base_height,
-        )
+        w, h = base_width, base_height
+        crop = Crop(w=w, h=h, x1=0, x2=w, y1=0, y2=h, sw=w, sh=h)
     return replace(crop, w=width, h=height)

@@ -42,9 +42,11 @@ from markdown.treeprocessors import Treeprocessor
 from ..errors import Problem
 from ..language import (
     Found,
+    LineIndex,
     Shortcode,
     ShortcodeRenderer,
     find_end,
+    html_for,
     is_opening,
     parse_one,
     unterminated,
@@ -267,9 +269,7 @@ class _PlaceTreeprocessor(Treeprocessor):
             return ref_element(found)
         if renderer is None:
             return htmllib.escape(found.source, quote=False)
-        if found.shortcode is not None:
-            return renderer.render(found.shortcode)
-        return "".join(renderer.problem(p) for p in found.problems)
+        return html_for(renderer, found)
 
 
 def _claim_place(doc: ShortcodesDocument, source: str, used: dict[str, int]) -> tuple[int, int]:
@@ -305,20 +305,19 @@ def _locator(
 ) -> Callable[[int], tuple[int, int]]:
     """Offsets in ``source`` to file (line, col); later lines are found on their own line
     of the file, as block quotes and lists take their markers off."""
-    starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+    index = LineIndex(source)
 
     def locate(offset: int) -> tuple[int, int]:
         if not line:
             return 0, 0
-        j = max(k for k, s in enumerate(starts) if s <= offset)
-        within = offset - starts[j]
+        j, within = index.split(offset)
         if j == 0:
             return line, col + within
-        text = source[starts[j] :].split("\n", 1)[0]
+        text = source[index.starts[j] :].split("\n", 1)[0]
         stripped = text.lstrip()
         lead = len(text) - len(stripped)
-        index = line - doc.start_line + j
-        file_line = doc.lines[index] if 0 <= index < len(doc.lines) else ""
+        at_line = line - doc.start_line + j
+        file_line = doc.lines[at_line] if 0 <= at_line < len(doc.lines) else ""
         at = file_line.find(stripped) if stripped else -1
         if at < 0 or within < lead:
             return line + j, within + 1
