@@ -49,11 +49,11 @@ from .language import (
     build,
     find_end,
     html_for,
+    htmltext,
     is_opening,
     parse_one,
     scan,
 )
-from .language.htmltext import HTML_TAG, escaped_openings, find_in_html, splice
 
 __all__ = ["MediaShortcodesExtension", "media_image", "media_shortcodes", "media_video"]
 
@@ -87,7 +87,7 @@ class MediaShortcodesExtension(Extension):
 def rewrite(source: str, path: str, environment: Environment) -> str:
     """Template source with every shortcode turned into a call to the renderer."""
     locate = LineIndex(source)
-    in_tags = [m.span() for m in HTML_TAG.finditer(source)]
+    in_tags = [m.span() for m in htmltext.HTML_TAG.finditer(source)]
     replacements: list[tuple[int, int, str]] = []
     for start, end in _template_text(source, environment):
         for found in scan(source, path, locate, start, end):
@@ -98,7 +98,7 @@ def rewrite(source: str, path: str, environment: Environment) -> str:
             replacements.append((escape, escape + 1, ""))
             escape = source.find("\\<%", escape + 3, end)
     replacements.sort()
-    return splice(source, replacements)
+    return htmltext.splice(source, replacements)
 
 
 def _call(found: Found, environment: Environment) -> str:
@@ -148,30 +148,20 @@ def _template_text(source: str, environment: Environment) -> Iterator[tuple[int,
 def _construct_end(source: str, match: re.Match[str], env: Environment) -> int:
     token, i = match.group(), match.start()
     if token == env.comment_start_string:
-        return _find_after(source, env.comment_end_string, match.end())
+        return htmltext.end_of(source, env.comment_end_string, match.end())
     if token == env.variable_start_string:
         return _tag_end(source, match.end(), env.variable_end_string)
     if token == env.block_start_string:
-        raw = re.compile(rf"{re.escape(token)}[-+]?\s*raw\s*[-+]?{re.escape(env.block_end_string)}")
-        if raw.match(source, i):
-            endraw = re.compile(
-                rf"{re.escape(token)}[-+]?\s*endraw\s*[-+]?{re.escape(env.block_end_string)}"
-            )
-            found = endraw.search(source, i)
-            return len(source) if found is None else found.end()
+        start, end = re.escape(token), re.escape(env.block_end_string)
+        if re.compile(rf"{start}[-+]?\s*raw\s*[-+]?{end}").match(source, i):
+            endraw = re.compile(rf"{start}[-+]?\s*endraw\s*[-+]?{end}").search(source, i)
+            return len(source) if endraw is None else endraw.end()
         return _tag_end(source, match.end(), env.block_end_string)
     if token == "<!--":
-        return _find_after(source, "-->", match.end())
+        return htmltext.end_of(source, "-->", match.end())
     if token.lower() in ("<script", "<style"):
-        close = re.compile(rf"</{token[1:]}\s*>", re.IGNORECASE).search(source, match.end())
-        return len(source) if close is None else close.end()
-    newline = source.find("\n", match.end())  # a line statement or line comment
-    return len(source) if newline < 0 else newline + 1
-
-
-def _find_after(source: str, needle: str, pos: int) -> int:
-    found = source.find(needle, pos)
-    return len(source) if found < 0 else found + len(needle)
+        return htmltext.element_end(source, token[1:], match.end())
+    return htmltext.end_of(source, "\n", match.end())  # a line statement or line comment
 
 
 def _tag_end(source: str, pos: int, end_string: str) -> int:
@@ -301,8 +291,8 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
         return Markup(html)
     if path is None:
         path = f"<html in {_caller(context)[0]}>"
-    founds = list(find_in_html(html, path, escaped=True))
-    escapes = escaped_openings(html)
+    founds = list(htmltext.find_in_html(html, path, escaped=True))
+    escapes = htmltext.escaped_openings(html)
     if not founds and not escapes:
         return Markup(html)
     renderer = renderer_for(context) if founds else None
@@ -311,4 +301,4 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
         assert renderer is not None
         replacements.append((found.start, found.end, html_for(renderer, found)))
     replacements.sort()
-    return Markup(splice(html, replacements))
+    return Markup(htmltext.splice(html, replacements))
