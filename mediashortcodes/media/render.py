@@ -1,10 +1,7 @@
-"""HTML for resolved shortcodes: images, figures, both video embeds and placeholders.
+"""HTML for resolved shortcodes through Jinja templates (the site's, then the bundled ones).
 
-Pure: the caller has resolved the file (and published the image); this module turns that
-into markup through Jinja templates, the site's first, then the bundled ones of the same
-name. Every value from the service or the author is untrusted: templates escape, script
-values pass through ``tojson``, and a mediaId must match a strict pattern before it reaches
-a URL or a script.
+Every value from the service or the author is untrusted: templates escape, script values
+pass through ``tojson``, and a mediaId must match a strict pattern before it reaches a URL.
 """
 
 from __future__ import annotations
@@ -121,8 +118,7 @@ class ResolvedVideo:
 
 
 def problem_note(problem: Problem) -> Markup:
-    """A malformed shortcode shown where it stands, for previews (Wagtail's, ``mkdocs
-    serve``): the placeholder's look, its place and what is wrong, escaped."""
+    """A malformed shortcode's place and problem, escaped, styled as a placeholder (previews)."""
     return Markup(
         '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
         "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
@@ -327,19 +323,15 @@ class Renderer:
         return shortcode.option("embed") or self.video_config.embed
 
     def element_id(self, shortcode: Shortcode) -> str | None:
-        """The page element id in this shortcode's HTML: a script embed's, else None.
-
-        A page that shows the same one twice (a partial included twice, a macro called twice
-        with the same video) has to number the copies: see ``site.markers.with_markers_replaced``.
-        """
+        """The page element id in this shortcode's HTML: a script embed's, else None (a page
+        showing it twice numbers the copies: ``site.markers.with_markers_replaced``)."""
         if shortcode.name == "media_video" and self._embed(shortcode) == "script":
             return element_id(shortcode)
         return None
 
     def same_everywhere(self, shortcode: Shortcode) -> bool:
-        """Whether this shortcode's HTML is the same wherever it is written (a builder renders
-        it once): not when its templates see the shortcode (so its place) or include others,
-        nor for a script embed (its element id comes from the place)."""
+        """Whether its HTML is the same wherever it is written (rendered once): not when its
+        templates see the shortcode or include others, nor for a script embed (place-based id)."""
         if shortcode.name == "media_video":
             embed = self._embed(shortcode)
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
