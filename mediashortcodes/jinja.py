@@ -45,15 +45,15 @@ from .language import (
     Found,
     LineIndex,
     Location,
-    Shortcode,
     ShortcodeRenderer,
     build,
     find_end,
+    html_for,
+    htmltext,
     is_opening,
     parse_one,
     scan,
 )
-from .language.htmltext import HTML_TAG, escaped_openings, find_in_html, splice
 
 __all__ = ["MediaShortcodesExtension", "media_image", "media_shortcodes", "media_video"]
 
@@ -87,7 +87,7 @@ class MediaShortcodesExtension(Extension):
 def rewrite(source: str, path: str, environment: Environment) -> str:
     """Template source with every shortcode turned into a call to the renderer."""
     locate = LineIndex(source)
-    in_tags = [m.span() for m in HTML_TAG.finditer(source)]
+    in_tags = [m.span() for m in htmltext.HTML_TAG.finditer(source)]
     replacements: list[tuple[int, int, str]] = []
     for start, end in _template_text(source, environment):
         for found in scan(source, path, locate, start, end):
@@ -98,7 +98,7 @@ def rewrite(source: str, path: str, environment: Environment) -> str:
             replacements.append((escape, escape + 1, ""))
             escape = source.find("\\<%", escape + 3, end)
     replacements.sort()
-    return splice(source, replacements)
+    return htmltext.splice(source, replacements)
 
 
 def _call(found: Found, environment: Environment) -> str:
@@ -148,49 +148,29 @@ def _template_text(source: str, environment: Environment) -> Iterator[tuple[int,
 def _construct_end(source: str, match: re.Match[str], env: Environment) -> int:
     token, i = match.group(), match.start()
     if token == env.comment_start_string:
-        return _find_after(source, env.comment_end_string, match.end())
+        return htmltext.end_of(source, env.comment_end_string, match.end())
     if token == env.variable_start_string:
         return _tag_end(source, match.end(), env.variable_end_string)
     if token == env.block_start_string:
-        raw = re.compile(rf"{re.escape(token)}[-+]?\s*raw\s*[-+]?{re.escape(env.block_end_string)}")
-        if raw.match(source, i):
-            endraw = re.compile(
-                rf"{re.escape(token)}[-+]?\s*endraw\s*[-+]?{re.escape(env.block_end_string)}"
-            )
-            found = endraw.search(source, i)
-            return len(source) if found is None else found.end()
+        start, end = re.escape(token), re.escape(env.block_end_string)
+        if re.compile(rf"{start}[-+]?\s*raw\s*[-+]?{end}").match(source, i):
+            endraw = re.compile(rf"{start}[-+]?\s*endraw\s*[-+]?{end}").search(source, i)
+            return len(source) if endraw is None else endraw.end()
         return _tag_end(source, match.end(), env.block_end_string)
     if token == "<!--":
-        return _find_after(source, "-->", match.end())
+        return htmltext.end_of(source, "-->", match.end())
     if token.lower() in ("<script", "<style"):
-        close = re.compile(rf"</{token[1:]}\s*>", re.IGNORECASE).search(source, match.end())
-        return len(source) if close is None else close.end()
-    newline = source.find("\n", match.end())  # a line statement or line comment
-    return len(source) if newline < 0 else newline + 1
-
-
-def _find_after(source: str, needle: str, pos: int) -> int:
-    found = source.find(needle, pos)
-    return len(source) if found < 0 else found + len(needle)
+        return htmltext.element_end(source, token[1:], match.end())
+    return htmltext.end_of(source, "\n", match.end())  # a line statement or line comment
 
 
 def _tag_end(source: str, pos: int, end_string: str) -> int:
     """End of a Jinja tag, skipping string literals that may hold the end delimiter."""
-    quote = ""
-    i = pos
-    while i < len(source):
-        ch = source[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif source.startswith(end_string, i):
-            return i + len(end_string)
-        i += 1
-    return len(source)
+    tag = re.compile(
+        r"""(?:[^"']|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')*?""" + re.escape(end_string),
+        re.DOTALL,
+    ).match(source, pos)
+    return len(source) if tag is None else tag.end()
 
 
 def template_path(name: str | None, filename: str | None) -> str:
@@ -227,24 +207,18 @@ def renderer_for(context: Context) -> ShortcodeRenderer:
 
 
 @lru_cache(maxsize=4096)
-def _decode(payload: str) -> Shortcode | tuple[Problem, ...]:
+def _decode(payload: str) -> Found:
     data = json.loads(payload)
     if "problems" in data:
-        return tuple(Problem(*p) for p in data["problems"])
+        return Found(0, 0, "", None, tuple(Problem(*p) for p in data["problems"]))
     path, line, col = data["at"]
-    shortcode = parse_one(data["source"], path, lambda i: (line, col)).shortcode
-    assert shortcode is not None  # it parsed when the template was rewritten
-    return shortcode
+    return parse_one(data["source"], path, lambda i: (line, col))  # it parsed when rewritten
 
 
 @pass_context
 def _render(context: Context, payload: str) -> Markup:
     """What a shortcode written in template source turns into."""
-    decoded = _decode(payload)
-    renderer = renderer_for(context)
-    if isinstance(decoded, Shortcode):
-        return Markup(renderer.render(decoded))
-    return Markup("".join(renderer.problem(p) for p in decoded))
+    return Markup(html_for(renderer_for(context), _decode(payload)))
 
 
 @pass_context
@@ -269,10 +243,8 @@ def _render_built(
     file_id, format = _given(file_id), _given(format)
     options = {key: _given(value) for key, value in options.items()}
     shortcode, problems = build(name, file_id, format, options, Location(path, line, 0))
-    renderer = renderer_for(context)
-    if shortcode is not None:
-        return Markup(renderer.render(shortcode))
-    return Markup("".join(renderer.problem(p) for p in problems))
+    found = Found(0, 0, "", shortcode, tuple(problems))
+    return Markup(html_for(renderer_for(context), found))
 
 
 def _given(value: Any) -> Any:
@@ -319,18 +291,14 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
         return Markup(html)
     if path is None:
         path = f"<html in {_caller(context)[0]}>"
-    founds = list(find_in_html(html, path, escaped=True))
-    escapes = escaped_openings(html)
+    founds = list(htmltext.find_in_html(html, path, escaped=True))
+    escapes = htmltext.escaped_openings(html)
     if not founds and not escapes:
         return Markup(html)
     renderer = renderer_for(context) if founds else None
     replacements = [(i, i + 1, "") for i in escapes]
     for found in founds:
         assert renderer is not None
-        if found.shortcode is not None:
-            text = renderer.render(found.shortcode)
-        else:
-            text = "".join(renderer.problem(p) for p in found.problems)
-        replacements.append((found.start, found.end, text))
+        replacements.append((found.start, found.end, html_for(renderer, found)))
     replacements.sort()
-    return Markup(splice(html, replacements))
+    return Markup(htmltext.splice(html, replacements))

@@ -15,6 +15,7 @@ from .model import (
     Shortcode,
     ShortcodeRenderer,
     format_shortcode,
+    html_for,
     quote,
 )
 from .parser import (
@@ -46,6 +47,7 @@ __all__ = [
     "check_widths",
     "find_end",
     "format_shortcode",
+    "html_for",
     "is_opening",
     "parse",
     "parse_one",

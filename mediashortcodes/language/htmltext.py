@@ -17,6 +17,8 @@ from .parser import LineIndex, find_end, scan
 __all__ = [
     "HTML_TAG",
     "SKIPPED_ELEMENTS",
+    "element_end",
+    "end_of",
     "escaped_openings",
     "find_in_html",
     "splice",
@@ -55,19 +57,26 @@ def text_ranges(html: str) -> Iterator[tuple[int, int]]:
 def _markup_end(html: str, i: int) -> int | None:
     """End of the comment, declaration or tag at ``i`` (with a skipped element's content)."""
     if html.startswith("<!--", i):
-        close = html.find("-->", i + 4)
-        return len(html) if close < 0 else close + 3
+        return end_of(html, "-->", i + 4)
     tag = HTML_TAG.match(html, i)
     if tag is None:
-        if html.startswith(("<!", "<?"), i):
-            close = html.find(">", i)
-            return len(html) if close < 0 else close + 1
-        return None
+        return end_of(html, ">", i) if html.startswith(("<!", "<?"), i) else None
     name = tag.group(2).lower()
     if tag.group(1) or name not in SKIPPED_ELEMENTS or tag.group().endswith("/>"):
         return tag.end()
-    close_tag = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(html, tag.end())
-    return len(html) if close_tag is None else close_tag.end()
+    return element_end(html, name, tag.end())
+
+
+def end_of(text: str, needle: str, pos: int) -> int:
+    """Where the first ``needle`` from ``pos`` ends; the text's end when there is none."""
+    found = text.find(needle, pos)
+    return len(text) if found < 0 else found + len(needle)
+
+
+def element_end(html: str, name: str, pos: int) -> int:
+    """The end of element ``name``'s closing tag from ``pos`` (case-blind), else of ``html``."""
+    close = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(html, pos)
+    return len(html) if close is None else close.end()
 
 
 def find_in_html(

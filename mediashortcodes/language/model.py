@@ -43,10 +43,7 @@ Locate = Callable[[int], tuple[int, int]]
 """Maps an offset in the scanned text to a 1-based (line, column) in the real file."""
 
 
-# A large site holds a Location and a Shortcode for each of its tens of thousands of places:
-# slots, not a __dict__ each. Pickling (the workers send places back) takes the fields only.
-
-
+# Slots: a large site holds tens of thousands of these. Pickling takes the fields only.
 @dataclass(frozen=True, slots=True)
 class Location:
     """Where a shortcode starts: 1-based line and column; col 0 means "column unknown"."""
@@ -114,8 +111,7 @@ class Shortcode(_Memo):
         return format_shortcode(self.name, self.file_id, self.format, self.options)
 
 
-# Sites repeat the same options on many shortcodes: each crop is worked out once, and equal
-# options give the same Crop object (cheap to hash again as a key of the variant).
+# Sites repeat options: equal options give the same Crop object, worked out once.
 @lru_cache(maxsize=65536)
 def crop_of(options: tuple[tuple[str, str], ...]) -> Crop | None:
     """The custom crop the options describe, or None when they hold no crop key."""
@@ -136,10 +132,8 @@ def crop_of(options: tuple[tuple[str, str], ...]) -> Crop | None:
 
 @dataclass(frozen=True)
 class ParseResult:
-    """Literal text (``\\<%`` unescaped) and shortcodes in order, plus every problem.
-
-    A malformed shortcode stays in ``segments`` as its source text; its problems say why.
-    """
+    """Literal text (``\\<%`` unescaped; a malformed shortcode as its source) and shortcodes
+    in order, plus every problem."""
 
     segments: list[str | Shortcode]
     problems: list[Problem]
@@ -170,6 +164,13 @@ class ShortcodeRenderer(Protocol):
     def problem(self, problem: Problem) -> str:
         """Record a malformed shortcode's problem; return HTML to put in its place."""
         ...
+
+
+def html_for(renderer: ShortcodeRenderer, found: Found) -> str:
+    """A valid shortcode's HTML, else its problems' stand-ins (every host places them so)."""
+    if found.shortcode is not None:
+        return renderer.render(found.shortcode)
+    return "".join(renderer.problem(p) for p in found.problems)
 
 
 def quote(value: str) -> str:

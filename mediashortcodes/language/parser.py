@@ -45,16 +45,20 @@ class LineIndex:
     """Offsets of one text to (line, column); the first line is ``start_line``."""
 
     def __init__(self, text: str, start_line: int = 1, start_col: int = 1) -> None:
-        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._start_line = start_line
         self._start_col = start_col
 
+    def split(self, offset: int) -> tuple[int, int]:
+        """The 0-based line of ``offset`` within the text, and its 0-based column there."""
+        index = bisect_right(self.starts, offset) - 1
+        return index, offset - self.starts[index]
+
     def __call__(self, offset: int) -> tuple[int, int]:
-        index = bisect_right(self._starts, offset) - 1
-        col = offset - self._starts[index] + 1
+        index, col = self.split(offset)
         if index == 0:
             col += self._start_col - 1
-        return self._start_line + index, col
+        return self._start_line + index, col + 1
 
 
 # -- finding shortcodes ---------------------------------------------------------------------

@@ -80,13 +80,12 @@ def check(
     return issues
 
 
+_CHOICES = {"loading": LOADING_VALUES, "embed": EMBED_VALUES, "load": LOAD_VALUES}
+
+
 def _check_value(key: str, value: str) -> str | None:
-    if key == "loading" and value not in LOADING_VALUES:
-        return f"loading must be lazy or eager, got {value!r}"
-    if key == "embed" and value not in EMBED_VALUES:
-        return f"embed must be iframe or script, got {value!r}"
-    if key == "load" and value not in LOAD_VALUES:
-        return f"load must be eager or click, got {value!r}"
+    if key in _CHOICES and value not in _CHOICES[key]:
+        return f"{key} must be {' or '.join(_CHOICES[key])}, got {value!r}"
     if key == "widths":
         return check_widths(value)
     if key == "lang" and not LANGUAGE.match(value):

@@ -14,7 +14,7 @@ The rules are in :mod:`.plugin`, where shortcodes sit in the document's structur
 
 from __future__ import annotations
 
+from .blocks import BLOCK_TOKEN, ENV_KEY, TOKEN
 from .plugin import shortcodes_plugin
-from .tokens import BLOCK_TOKEN, ENV_KEY, TOKEN
 
 __all__ = ["BLOCK_TOKEN", "ENV_KEY", "TOKEN", "shortcodes_plugin"]

@@ -1,6 +1,8 @@
-"""Where a shortcode sits in the Markdown structure: a shortcode written as a link's or
-image's destination warns; a block shortcode (a video, a captioned image) inside a
-paragraph's text splits the paragraph, or warns where no split can be exact."""
+"""Where a shortcode sits in the Markdown structure, and the plugin's token and ``env`` names.
+
+A shortcode written as a link's or image's destination warns; a block shortcode (a video, a
+captioned image) inside a paragraph's text splits the paragraph, or warns where no split can
+be exact."""
 
 from __future__ import annotations
 
@@ -13,7 +15,12 @@ from ..errors import Problem
 from ..language import Found, Shortcode
 from ..language.htmltext import HTML_TAG
 from .positions import Locator, SourceLines
-from .tokens import BLOCK, TOKEN
+
+ENV_KEY = "mediashortcodes"
+TOKEN = "media_shortcode"
+BLOCK_TOKEN = "media_shortcode_block"
+BLOCK = "mediashortcodes_block"  # paragraph meta: the paragraph holds only shortcodes
+FOUND = "mediashortcodes_found"  # html_block meta: the shortcodes in its text
 
 _SHORTCODE_DESTINATION = re.compile(r"%25(?:%20)*media_(?:image|video)\b")
 _DESTINATION_OPENING = re.compile(r"\]\(\s*<%")  # where such a destination is written

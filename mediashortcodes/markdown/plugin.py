@@ -1,20 +1,15 @@
 """The markdown-it-py plugin's rules (usage: see the package's docstring).
 
 An inline rule only finds where a shortcode ends, so code spans, code blocks and backslash
-escapes keep their meaning; a core rule then parses each one and maps its offsets back to
-lines and columns of the file. Without a renderer a shortcode shows as its own (escaped)
-text. Shortcodes in the text of raw HTML blocks are expanded too (see ``htmltext``).
-
-A top-level line that is one shortcode (the commonest case) is one block token: it skips the
-paragraph and inline rules, the plugin's largest cost on a shortcode-heavy site.
-
-A block shortcode (a video player, a captioned image's ``<figure>``) inside a paragraph's
-text splits the paragraph around it; where no split can be exact it stays, with a warning.
+escapes keep their meaning; a core rule then parses each one at its place in the file.
+Without a renderer a shortcode shows as its own (escaped) text. Shortcodes in the text of raw
+HTML blocks are expanded too. A top-level line that is one shortcode is one block token: it
+skips the paragraph and inline rules, the plugin's largest cost on a shortcode-heavy site.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +19,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
+from markdown_it.utils import EnvType
 
 from ..errors import Problem
 from ..language import (
@@ -33,14 +28,27 @@ from ..language import (
     Shortcode,
     ShortcodeRenderer,
     find_end,
+    html_for,
     is_opening,
     parse_one,
     unterminated,
 )
 from ..language.htmltext import find_in_html, splice
-from .blocks import block_kind, check_destination, check_references, mark_blocks, place_blocks
+from .blocks import (
+    BLOCK,
+    BLOCK_TOKEN,
+    ENV_KEY,
+    FOUND,
+    TOKEN,
+    block_kind,
+    check_destination,
+    check_references,
+    mark_blocks,
+    place_blocks,
+)
 from .positions import Locator, SourceLines
-from .tokens import BLOCK, BLOCK_TOKEN, ENV_KEY, FOUND, TOKEN
+
+Rule = Callable[..., str]  # a render rule: (self, tokens, idx, options, env) -> HTML
 
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
@@ -61,62 +69,44 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
         chosen = data.get("renderer") if isinstance(data, dict) else None
         return chosen or renderer
 
-    default_open = _previous(md, "paragraph_open")
-    default_close = _previous(md, "paragraph_close")
+    def shortcode(block: bool) -> Rule:
+        def render(self: Any, tokens: list[Token], idx: int, options: Any, env: EnvType) -> str:
+            token, chosen = tokens[idx], renderer_for(env)
+            found = token.meta.get("found")
+            if chosen is None or found is None:
+                text = escapeHtml(token.content)
+                return f"<p>{text}</p>\n" if block else text
+            return html_for(chosen, found) + ("\n" if block else "")
+
+        return render
+
+    def paragraph(name: str, as_block: str) -> Rule:
+        default = _previous(md, name)
+
+        def render(self: Any, tokens: list[Token], idx: int, options: Any, env: EnvType) -> str:
+            if _is_block(tokens[idx]) and renderer_for(env) is not None:
+                return as_block
+            return default(self, tokens, idx, options, env)
+
+        return render
+
     default_html_block = _previous(md, "html_block")
 
-    def render_shortcode(
-        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        token = tokens[idx]
-        chosen = renderer_for(env)
-        found = token.meta.get("found")
-        if chosen is None or found is None:
-            return escapeHtml(token.content)
-        return _render_found(chosen, found)
-
-    def render_block(
-        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        token = tokens[idx]
-        chosen = renderer_for(env)
-        found = token.meta.get("found")
-        if chosen is None or found is None:
-            return f"<p>{escapeHtml(token.content)}</p>\n"
-        return _render_found(chosen, found) + "\n"
-
-    def paragraph_open(
-        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        if _is_block(tokens[idx]) and renderer_for(env) is not None:
-            return ""
-        return default_open(self, tokens, idx, options, env)
-
-    def paragraph_close(
-        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        if _is_block(tokens[idx]) and renderer_for(env) is not None:
-            return "\n"
-        return default_close(self, tokens, idx, options, env)
-
-    def html_block(
-        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        token = tokens[idx]
-        chosen = renderer_for(env)
+    def html_block(self: Any, tokens: list[Token], idx: int, options: Any, env: EnvType) -> str:
+        token, chosen = tokens[idx], renderer_for(env)
         founds: list[Found] = token.meta.get(FOUND) or []
         if chosen is None or not founds:
             return default_html_block(self, tokens, idx, options, env)
-        return splice(token.content, ((f.start, f.end, _render_found(chosen, f)) for f in founds))
+        return splice(token.content, ((f.start, f.end, html_for(chosen, f)) for f in founds))
 
-    md.add_render_rule(TOKEN, render_shortcode)
-    md.add_render_rule(BLOCK_TOKEN, render_block)
-    md.add_render_rule("paragraph_open", paragraph_open)
-    md.add_render_rule("paragraph_close", paragraph_close)
+    md.add_render_rule(TOKEN, shortcode(block=False))
+    md.add_render_rule(BLOCK_TOKEN, shortcode(block=True))
+    md.add_render_rule("paragraph_open", paragraph("paragraph_open", ""))
+    md.add_render_rule("paragraph_close", paragraph("paragraph_close", "\n"))
     md.add_render_rule("html_block", html_block)
 
 
-def _previous(md: MarkdownIt, name: str) -> Callable[..., str]:
+def _previous(md: MarkdownIt, name: str) -> Rule:
     """The render rule in place before ours (another plugin's, or the default)."""
     rule = md.renderer.rules.get(name)
     if rule is None:
@@ -126,12 +116,6 @@ def _previous(md: MarkdownIt, name: str) -> Callable[..., str]:
 
 def _is_block(token: Token) -> bool:
     return bool(token.meta.get(BLOCK)) and not token.hidden
-
-
-def _render_found(renderer: ShortcodeRenderer, found: Found) -> str:
-    if found.shortcode is not None:
-        return renderer.render(found.shortcode)
-    return "".join(renderer.problem(p) for p in found.problems)
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -196,7 +180,7 @@ def _collect(state: StateCore) -> None:
             if "<%" not in token.content:
                 continue  # nothing to find, and no text a later table cell could be taken for
             in_paragraphs = True
-            locate = lines.locator(token)
+            locate = Locator(lines, token)
             locate.advance()
             destinations = 0  # shortcodes written as destinations met so far in this token
             for child in token.children:
@@ -216,7 +200,7 @@ def _collect(state: StateCore) -> None:
         elif token.type == BLOCK_TOKEN and token.map:
             _collect_lone(token, path, start_line, shortcodes, problems)
         elif token.type == "html_block" and "<%" in token.content:
-            founds = list(find_in_html(token.content, path, lines.locator(token), escaped=False))
+            founds = list(find_in_html(token.content, path, Locator(lines, token), escaped=False))
             token.meta[FOUND] = founds
             for found in founds:
                 _record(found, shortcodes, problems)

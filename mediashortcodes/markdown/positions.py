@@ -1,12 +1,13 @@
-"""Real source positions for the shortcodes markdown-it-py found: lines and columns of
-the file, front matter included."""
+"""Lines and columns in the file (front matter included) of the shortcodes markdown-it-py
+found."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from functools import cached_property
 
 from markdown_it.token import Token
+
+from ..language import LineIndex
 
 
 class SourceLines:
@@ -20,9 +21,6 @@ class SourceLines:
     @cached_property  # only for shortcodes inside paragraphs and HTML: most pages have none
     def lines(self) -> list[str]:
         return self.src.split("\n")
-
-    def locator(self, token: Token) -> Locator:
-        return Locator(self, token)
 
     def find(self, index: int, text: str) -> int:
         """Column (0-based) of ``text`` on line ``index``, after earlier cells of that line."""
@@ -46,16 +44,11 @@ class Locator:
         self.source = source
         self.content = token.content
         self.first = token.map[0] if token.map else None
-        self.starts = [0]
-        newline = self.content.find("\n")
-        while newline >= 0:  # str.find, not a loop over characters: this runs for every inline
-            self.starts.append(newline + 1)
-            newline = self.content.find("\n", newline + 1)
+        self.index = LineIndex(self.content)
         self.cols: dict[int, int] = {}
 
     def __call__(self, offset: int) -> tuple[int, int]:
-        j = bisect_right(self.starts, offset) - 1
-        col = offset - self.starts[j]
+        j, col = self.index.split(offset)
         if self.first is None:
             return self.source.start_line + j, col + 1
         return self.source.start_line + self.first + j, self._line_col(j) + col + 1
@@ -67,8 +60,9 @@ class Locator:
 
     def _line_col(self, j: int) -> int:
         if j not in self.cols:
-            end = self.starts[j + 1] - 1 if j + 1 < len(self.starts) else len(self.content)
-            text = self.content[self.starts[j] : end].rstrip()
+            starts = self.index.starts
+            end = starts[j + 1] - 1 if j + 1 < len(starts) else len(self.content)
+            text = self.content[starts[j] : end].rstrip()
             found = self.source.find(self.first + j, text) if text and self.first is not None else 0
             self.cols[j] = max(found, 0)
         return self.cols[j]

@@ -1,10 +1,7 @@
-"""HTML for resolved shortcodes: images, figures, both video embeds and placeholders.
+"""HTML for resolved shortcodes through Jinja templates (the site's, then the bundled ones).
 
-Pure: the caller has resolved the file (and published the image); this module turns that
-into markup through Jinja templates, the site's first, then the bundled ones of the same
-name. Every value from the service or the author is untrusted: templates escape, script
-values pass through ``tojson``, and a mediaId must match a strict pattern before it reaches
-a URL or a script.
+Every value from the service or the author is untrusted: templates escape, script values
+pass through ``tojson``, and a mediaId must match a strict pattern before it reaches a URL.
 """
 
 from __future__ import annotations
@@ -121,8 +118,7 @@ class ResolvedVideo:
 
 
 def problem_note(problem: Problem) -> Markup:
-    """A malformed shortcode shown where it stands, for previews (Wagtail's, ``mkdocs
-    serve``): the placeholder's look, its place and what is wrong, escaped."""
+    """A malformed shortcode's place and problem, escaped, styled as a placeholder (previews)."""
     return Markup(
         '<span class="mediashortcodes-missing" data-location="{loc}" style="display:'
         "inline-block;padding:.25em .5em;border:2px dashed #b00020;color:#b00020;"
@@ -203,9 +199,7 @@ class Renderer:
 
     def image(self, shortcode: Shortcode, image: ResolvedImage) -> Markup:
         """``<img>`` with the real pixel size, or a ``<figure>`` when there is a caption."""
-        loading = shortcode.option("loading") or "lazy"
-        if loading not in LOADING:
-            raise RenderError(f"loading must be lazy or eager, not {loading!r}", shortcode.location)
+        loading = _option(shortcode, "loading", "lazy", LOADING)
         alt = shortcode.option("alt")
         caption = shortcode.option("caption") or None
         css_class = shortcode.option("class") or None
@@ -246,12 +240,8 @@ class Renderer:
         host = urlsplit(player_url).netloc
         poster = resolved.poster
         self.click_script_used = True
-        context: dict[str, Any] = {
-            "shortcode": shortcode,
-            "file": file,
-            "media_id": file.media_id,
-            "title": self._title(shortcode, file),
-            "language": self._language(shortcode),
+        context = {
+            **self._video_context(shortcode, file),
             "eager": eager,
             "poster_src": poster.src if poster else None,
             "poster_width": poster.width if poster else None,
@@ -266,10 +256,7 @@ class Renderer:
 
     def load(self, shortcode: Shortcode) -> str:
         """``eager`` or ``click``: the shortcode's ``load=``, else ``[video] load``."""
-        load = shortcode.option("load") or self.video_config.load
-        if load not in LOADS:
-            raise EmbedError(f"load must be eager or click, not {load!r}", shortcode.location)
-        return load
+        return _option(shortcode, "load", self.video_config.load, LOADS)
 
     @cached_property
     def click_script(self) -> tuple[str, bytes]:
@@ -281,30 +268,27 @@ class Renderer:
         data = path.read_bytes()
         return f"mediashortcodes-click-{hashlib.sha256(data).hexdigest()[:10]}.js", data
 
-    def _title(self, shortcode: Shortcode, file: records.File) -> str:
-        return shortcode.option("title") or file.name or file.filename or f"Video {file.id}"
-
-    def _language(self, shortcode: Shortcode) -> str:
+    def _video_context(self, shortcode: Shortcode, file: records.File) -> dict[str, Any]:
+        """What every video template sees."""
         language = shortcode.option("lang") or self.video_config.language
         if not LANGUAGE.fullmatch(language):
             raise EmbedError(
                 f"lang must be a language code such as sv or en-GB, not {language!r}",
                 shortcode.location,
             )
-        return language
+        title = shortcode.option("title") or file.name or file.filename or f"Video {file.id}"
+        return {
+            "shortcode": shortcode,
+            "file": file,
+            "media_id": file.media_id,
+            "title": title,
+            "language": language,
+        }
 
     def _eager(self, shortcode: Shortcode, file: records.File) -> Markup:
         media_id = _checked_media_id(shortcode, file)
-        embed = self._embed(shortcode)
-        if embed not in EMBEDS:
-            raise EmbedError(f"embed must be iframe or script, not {embed!r}", shortcode.location)
-        context: dict[str, Any] = {
-            "shortcode": shortcode,
-            "file": file,
-            "media_id": media_id,
-            "title": self._title(shortcode, file),
-            "language": self._language(shortcode),
-        }
+        embed = _option(shortcode, "embed", self.video_config.embed, EMBEDS)
+        context = self._video_context(shortcode, file)
         if embed == "iframe":
             context["src"] = f"{self._require('player_url')}/ovp/11/{media_id}"
             return self._render(IFRAME_TEMPLATE, context)
@@ -339,19 +323,15 @@ class Renderer:
         return shortcode.option("embed") or self.video_config.embed
 
     def element_id(self, shortcode: Shortcode) -> str | None:
-        """The page element id in this shortcode's HTML: a script embed's, else None.
-
-        A page that shows the same one twice (a partial included twice, a macro called twice
-        with the same video) has to number the copies: see ``site.markers.with_markers_replaced``.
-        """
+        """The page element id in this shortcode's HTML: a script embed's, else None (a page
+        showing it twice numbers the copies: ``site.markers.with_markers_replaced``)."""
         if shortcode.name == "media_video" and self._embed(shortcode) == "script":
             return element_id(shortcode)
         return None
 
     def same_everywhere(self, shortcode: Shortcode) -> bool:
-        """Whether this shortcode's HTML is the same wherever it is written (a builder renders
-        it once): not when its templates see the shortcode (so its place) or include others,
-        nor for a script embed (its element id comes from the place)."""
+        """Whether its HTML is the same wherever it is written (rendered once): not when its
+        templates see the shortcode or include others, nor for a script embed (place-based id)."""
         if shortcode.name == "media_video":
             embed = self._embed(shortcode)
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
@@ -404,6 +384,15 @@ def srcset_attribute(candidates: tuple[tuple[str, int], ...]) -> str:
     )
 
 
+def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ...]) -> str:
+    """The shortcode's ``key=``, else ``default``; one of ``allowed``."""
+    value = shortcode.option(key) or default
+    if value not in allowed:
+        error = RenderError if key == "loading" else EmbedError
+        raise error(f"{key} must be {' or '.join(allowed)}, not {value!r}", shortcode.location)
+    return value
+
+
 def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:
     media_id = file.media_id
     if media_id is None:
@@ -431,10 +420,10 @@ def _checked_url(url: str, key: str) -> str:
 
 
 def _checked_video_config(video: VideoConfig) -> VideoConfig:
-    if video.embed not in EMBEDS:
-        raise ConfigError(f"[video] embed must be iframe or script, got {video.embed!r}")
-    if video.load not in LOADS:
-        raise ConfigError(f"[video] load must be eager or click, got {video.load!r}")
+    for key, allowed in (("embed", EMBEDS), ("load", LOADS)):
+        value = getattr(video, key)
+        if value not in allowed:
+            raise ConfigError(f"[video] {key} must be {' or '.join(allowed)}, got {value!r}")
     if not LANGUAGE.fullmatch(video.language):
         raise ConfigError(
             f"[video] language must be a language code such as sv, got {video.language!r}"

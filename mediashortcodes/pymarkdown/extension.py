@@ -28,7 +28,7 @@ from __future__ import annotations
 import html as htmllib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,9 +42,11 @@ from markdown.treeprocessors import Treeprocessor
 from ..errors import Problem
 from ..language import (
     Found,
+    LineIndex,
     Shortcode,
     ShortcodeRenderer,
     find_end,
+    html_for,
     is_opening,
     parse_one,
     unterminated,
@@ -94,15 +96,6 @@ class MediaShortcodesExtension(Extension):
         """Name the file (and the line its text starts on) of the next conversion."""
         self._document = (path, start_line)
 
-    def document_for(self, md: Markdown) -> tuple[str, int]:
-        if self._document is not None:
-            return self._document
-        return str(self.getConfig("path")), int(self.getConfig("start_line"))
-
-    def renderer(self) -> ShortcodeRenderer | None:
-        chosen = self.getConfig("renderer")
-        return chosen if chosen else None
-
     def extendMarkdown(self, md: Markdown) -> None:
         md.registerExtension(self)
         setattr(md, ATTRIBUTE, ShortcodesDocument())
@@ -127,13 +120,21 @@ def _document(md: Markdown) -> ShortcodesDocument:
     return doc
 
 
-def _key(head: str) -> str:
+def _key(source: str) -> str:
     """A shortcode's first line as words: the same whatever tabs and spaces a host changed."""
-    return " ".join(head.split())
+    return " ".join(source.split("\n", 1)[0].split())
 
 
-def _head(source: str) -> str:
-    return source.split("\n", 1)[0]
+def _openings(text: str) -> Iterator[tuple[int, str]]:
+    """Each ``<%`` in ``text`` that opens a shortcode, and the key of its first line."""
+    pos = text.find("<%")
+    while pos >= 0:
+        if is_opening(text, pos) and not _escaped(text, pos):
+            line_end = text.find("\n", pos)
+            line_end = len(text) if line_end < 0 else line_end
+            end = text.find("%>", pos + 2, line_end)
+            yield pos, _key(text[pos : line_end if end < 0 else end + 2])
+        pos = text.find("<%", pos + 2)
 
 
 # -- 1. where each shortcode opens ----------------------------------------------------------
@@ -145,22 +146,18 @@ class _SourcePreprocessor(Preprocessor):
         self.extension = extension
 
     def run(self, lines: list[str]) -> list[str]:
-        path, start_line = self.extension.document_for(self.md)
-        if self.extension._document is None and path == "<string>":
+        ext = self.extension
+        path, start_line = ext._document or (ext.getConfig("path"), ext.getConfig("start_line"))
+        if ext._document is None and path == "<string>":
             path, start_line = _zensical_document(self.md, lines) or (path, start_line)
-        doc = ShortcodesDocument(path=path, start_line=start_line)
+        doc = ShortcodesDocument(path=str(path), start_line=int(start_line))
         setattr(self.md, ATTRIBUTE, doc)
         if not any("<%" in line for line in lines):
             return lines
         doc.lines = lines
         for index, line in enumerate(lines):
-            pos = line.find("<%")
-            while pos >= 0:
-                if is_opening(line, pos) and not _escaped(line, pos):
-                    end = line.find("%>", pos + 2)
-                    head = line[pos:] if end < 0 else line[pos : end + 2]
-                    doc.openings.setdefault(_key(head), []).append((start_line + index, pos + 1))
-                pos = line.find("<%", pos + 2)
+            for pos, key in _openings(line):
+                doc.openings.setdefault(key, []).append((start_line + index, pos + 1))
         return lines
 
 
@@ -213,7 +210,7 @@ class _PlaceTreeprocessor(Treeprocessor):
         doc = _document(self.md)
         if not doc.claimed:
             return
-        renderer = self.extension.renderer()
+        renderer = self.extension.getConfig("renderer") or None
         zensical = renderer is None and _zensical_context(self.md) is not None
         used: dict[str, int] = {}  # first-line words -> how many of their places are taken
         done: set[int] = set()  # stash indices of the shortcodes placed
@@ -267,14 +264,12 @@ class _PlaceTreeprocessor(Treeprocessor):
             return ref_element(found)
         if renderer is None:
             return htmllib.escape(found.source, quote=False)
-        if found.shortcode is not None:
-            return renderer.render(found.shortcode)
-        return "".join(renderer.problem(p) for p in found.problems)
+        return html_for(renderer, found)
 
 
 def _claim_place(doc: ShortcodesDocument, source: str, used: dict[str, int]) -> tuple[int, int]:
     """Where ``source`` was written: the next of the places its first line was seen at."""
-    key = _key(_head(source)) if source != "<%" else "<%"
+    key = _key(source)
     places = doc.openings.get(key)
     if not places and key == "<%":  # unterminated: any opening no other claim explains
         places = [p for k, ps in doc.openings.items() if not k.endswith("%>") for p in ps]
@@ -288,16 +283,8 @@ def _claim_place(doc: ShortcodesDocument, source: str, used: dict[str, int]) -> 
 def _skip_places(text: str, used: dict[str, int]) -> None:
     """Count the openings in text shown as code as taken, so that a shortcode written again
     after its example in code is placed at its own line."""
-    pos = text.find("<%")
-    while pos >= 0:
-        if is_opening(text, pos) and not _escaped(text, pos):
-            end = text.find("%>", pos + 2)
-            line_end = text.find("\n", pos)
-            if end < 0 or 0 <= line_end < end:
-                end = (len(text) if line_end < 0 else line_end) - 2
-            key = _key(text[pos : end + 2])
-            used[key] = used.get(key, 0) + 1
-        pos = text.find("<%", pos + 2)
+    for _, key in _openings(text):
+        used[key] = used.get(key, 0) + 1
 
 
 def _locator(
@@ -305,20 +292,19 @@ def _locator(
 ) -> Callable[[int], tuple[int, int]]:
     """Offsets in ``source`` to file (line, col); later lines are found on their own line
     of the file, as block quotes and lists take their markers off."""
-    starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+    index = LineIndex(source)
 
     def locate(offset: int) -> tuple[int, int]:
         if not line:
             return 0, 0
-        j = max(k for k, s in enumerate(starts) if s <= offset)
-        within = offset - starts[j]
+        j, within = index.split(offset)
         if j == 0:
             return line, col + within
-        text = source[starts[j] :].split("\n", 1)[0]
+        text = source[index.starts[j] :].split("\n", 1)[0]
         stripped = text.lstrip()
         lead = len(text) - len(stripped)
-        index = line - doc.start_line + j
-        file_line = doc.lines[index] if 0 <= index < len(doc.lines) else ""
+        at_line = line - doc.start_line + j
+        file_line = doc.lines[at_line] if 0 <= at_line < len(doc.lines) else ""
         at = file_line.find(stripped) if stripped else -1
         if at < 0 or within < lead:
             return line + j, within + 1
