@@ -22,7 +22,7 @@ from mediashortcodes.client.sync_client import sync_client_from_config
 from mediashortcodes.config import Credentials, load
 from mediashortcodes.errors import ServiceUnreachableError
 from mediashortcodes.language import parse
-from mediashortcodes.media.live import LiveRenderer, Publication
+from mediashortcodes.wagtail.live import LiveRenderer, Publication
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ..language import ShortcodeRenderer
-from ..media.live import LiveRenderer
+from .live import LiveRenderer
 from .settings import read_settings
 
 __all__ = ["current_renderer", "install", "live_renderer", "rendering_with", "reset"]

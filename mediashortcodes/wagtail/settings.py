@@ -17,9 +17,9 @@ from typing import Any
 from .. import config as config_module
 from ..config import CONFIG_NAME, Config
 from ..errors import ConfigError
-from ..media.live import Publication
 from ..site.builder import media_url_prefix
 from ..usage.manifest import page_url
+from .live import Publication
 
 SETTING = "MEDIASHORTCODES"
 

@@ -13,7 +13,7 @@ from conftest import API, CREDENTIALS, FakeService
 
 from mediashortcodes.config import Config, Credentials, from_mapping
 from mediashortcodes.language import Shortcode, parse
-from mediashortcodes.media.live import LiveRenderer, Publication
+from mediashortcodes.wagtail.live import LiveRenderer, Publication
 
 PLAYER = "https://player.example.com"
 

@@ -16,7 +16,7 @@ from mediashortcodes.errors import (
     Problem,
     ServiceUnreachableError,
 )
-from mediashortcodes.media.live import LiveRenderer, Publication
+from mediashortcodes.wagtail.live import LiveRenderer, Publication
 
 from .conftest import PLAYER, Make, shortcode
 
@@ -147,7 +147,7 @@ def test_on_missing_must_be_placeholder_or_fail(config: Config, tmp_path: Path) 
 
 
 def test_public_names_are_exported() -> None:
-    from mediashortcodes.media import live
+    from mediashortcodes.wagtail import live
 
     for name in live.__all__:
         assert hasattr(live, name)

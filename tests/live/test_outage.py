@@ -15,7 +15,6 @@ import httpx
 import pytest
 from conftest import API, CREDENTIALS, FakeClock, FakeService
 
-from mediashortcodes.client.outage import OutageBreaker
 from mediashortcodes.config import Config, Credentials
 from mediashortcodes.errors import (
     AuthenticationError,
@@ -23,7 +22,8 @@ from mediashortcodes.errors import (
     ServiceUnreachableError,
 )
 from mediashortcodes.media.cache import MediaCache, namespace_for
-from mediashortcodes.media.live import LiveRenderer
+from mediashortcodes.wagtail.live import LiveRenderer
+from mediashortcodes.wagtail.outage import OutageBreaker
 
 from .conftest import Make, shortcode
 

@@ -5,7 +5,7 @@ shortcode is resolved when the template reaches it, through the same ``Resolver`
 cache (a warm cache sends no request). Resolution runs on one event loop in a thread this
 renderer owns, so callers stay synchronous (an async view's loop is not disturbed) and the
 client keeps its token between requests. After an outage the service is left alone for a
-cool-down (``client/outage.py``) and the cache's copies, older ones included, answer.
+cool-down (``wagtail/outage.py``) and the cache's copies, older ones included, answer.
 """
 
 from __future__ import annotations
@@ -23,17 +23,16 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from markupsafe import Markup
 
-from ..client.outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, OutageCooldownError
 from ..client.service import embed_urls
 from ..config import Config
 from ..errors import OUTAGES, ConfigError, ContentError, Problem, ServiceError
 from ..fileio import Confined, write_atomic
 from ..language import Shortcode
-from .assets import publish
-from .cache import MediaCache, cache_for
-from .render import Renderer, problem_note
-from .resolve_step import LazyConnection
-from .resolver import (
+from ..media.assets import publish
+from ..media.cache import MediaCache, cache_for
+from ..media.render import Renderer, problem_note
+from ..media.resolve_step import LazyConnection
+from ..media.resolver import (
     Failure,
     ImageOutcome,
     Outcome,
@@ -41,6 +40,7 @@ from .resolver import (
     Resolver,
     VideoOutcome,
 )
+from .outage import DEFAULT_COOLDOWN, GuardedClient, OutageBreaker, OutageCooldownError
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
