@@ -292,13 +292,8 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
     if path is None:
         path = f"<html in {_caller(context)[0]}>"
     founds = list(htmltext.find_in_html(html, path, escaped=True))
-    escapes = htmltext.escaped_openings(html)
-    if not founds and not escapes:
-        return Markup(html)
-    renderer = renderer_for(context) if founds else None
-    replacements = [(i, i + 1, "") for i in escapes]
-    for found in founds:
-        assert renderer is not None
-        replacements.append((found.start, found.end, html_for(renderer, found)))
-    replacements.sort()
-    return Markup(htmltext.splice(html, replacements))
+    replacements = [(i, i + 1, "") for i in htmltext.escaped_openings(html)]
+    if founds:
+        renderer = renderer_for(context)
+        replacements += [(f.start, f.end, html_for(renderer, f)) for f in founds]
+    return Markup(htmltext.splice(html, sorted(replacements)))

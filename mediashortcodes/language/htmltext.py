@@ -10,6 +10,7 @@ from __future__ import annotations
 import html as htmllib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from .model import Found, Locate
 from .parser import LineIndex, find_end, scan
@@ -90,13 +91,7 @@ def find_in_html(
             continue
         text, offsets = _unescape(html, start, end)
         for found in scan(text, path, lambda i, o=offsets: locate(o[i])):
-            yield Found(
-                offsets[found.start],
-                offsets[found.end],
-                found.source,
-                found.shortcode,
-                found.problems,
-            )
+            yield replace(found, start=offsets[found.start], end=offsets[found.end])
 
 
 def _unescape(html: str, start: int, end: int) -> tuple[str, list[int]]:

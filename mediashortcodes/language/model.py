@@ -57,7 +57,7 @@ class Location:
 
 
 class _Memo:
-    __slots__ = ("_crop", "_hash")  # worked out once, never pickled (a str hash is per process)
+    __slots__ = ("_hash",)  # worked out once, never pickled (a str hash is per process)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +91,7 @@ class Shortcode(_Memo):
     @property
     def crop(self) -> Crop | None:
         """The custom crop (format -1) when any crop key is present."""
-        try:
-            return self._crop  # type: ignore[no-any-return]
-        except AttributeError:
-            crop = crop_of(self.options)
-            object.__setattr__(self, "_crop", crop)
-            return crop
+        return crop_of(self.options)
 
     @property
     def is_image(self) -> bool:

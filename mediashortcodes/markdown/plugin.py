@@ -228,8 +228,7 @@ def _parse_token(token: Token, path: str, locate: Locator) -> Found:
     line, col = locate.shortcode_start(offset, token.content)
     if shortcode is not None and (line, col) != (shortcode.location.line, shortcode.location.col):
         # The content did not map onto the source line (tabs, escaped table pipes).
-        shortcode = replace(shortcode, location=Location(path, line, col))
-        return Found(found.start, found.end, found.source, shortcode, found.problems)
+        return replace(found, shortcode=replace(shortcode, location=Location(path, line, col)))
     return found
 
 
