@@ -29,7 +29,7 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import FrameType
 from typing import Any
 
@@ -47,10 +47,8 @@ from .language import (
     Location,
     ShortcodeRenderer,
     build,
-    find_end,
     html_for,
     htmltext,
-    is_opening,
     parse_one,
     scan,
 )
@@ -130,19 +128,8 @@ def _template_text(source: str, environment: Environment) -> Iterator[tuple[int,
         if prefix:
             alternatives.append(r"(?m:^[ \t]*)" + re.escape(prefix))
     opening = re.compile("|".join(alternatives), re.IGNORECASE)
-    pos = text_start = 0
-    while (match := opening.search(source, pos)) is not None:
-        i, token = match.start(), match.group()
-        if token == "<%":
-            # A shortcode is data; jump over it so a '{{' in one of its values is no tag.
-            pos = (find_end(source, i) or i + 2) if is_opening(source, i) else i + 2
-            continue
-        end = _construct_end(source, match, environment)
-        if i > text_start:
-            yield text_start, i
-        pos = text_start = max(end, i + 1)
-    if text_start < len(source):
-        yield text_start, len(source)
+    ends = partial(_construct_end, source, env=environment)
+    return htmltext.outside(source, opening, ends, any_shortcode=False)
 
 
 def _construct_end(source: str, match: re.Match[str], env: Environment) -> int:

@@ -198,7 +198,10 @@ def _collect(state: StateCore) -> None:
                 if block_kind(found) and (not with_blocks or with_blocks[-1] != i):
                     with_blocks.append(i)
         elif token.type == BLOCK_TOKEN and token.map:
-            _collect_lone(token, path, start_line, shortcodes, problems)
+            line, col = start_line + token.map[0], token.meta["col"] + 1
+            found = parse_one(token.content, path, lambda i, at=(line, col): (at[0], at[1] + i))
+            token.meta["found"] = found
+            _record(found, shortcodes, problems)
         elif token.type == "html_block" and "<%" in token.content:
             founds = list(find_in_html(token.content, path, Locator(lines, token), escaped=False))
             token.meta[FOUND] = founds
@@ -208,15 +211,6 @@ def _collect(state: StateCore) -> None:
         place_blocks(state.tokens, with_blocks, warnings)
     if in_paragraphs:
         mark_blocks(state.tokens)
-
-
-def _collect_lone(
-    token: Token, path: str, start_line: int, shortcodes: list[Shortcode], problems: list[Problem]
-) -> None:
-    line, col = start_line + token.map[0], token.meta["col"] + 1
-    found = parse_one(token.content, path, lambda i: (line, col + i))
-    token.meta["found"] = found
-    _record(found, shortcodes, problems)
 
 
 def _parse_token(token: Token, path: str, locate: Locator) -> Found:

@@ -226,8 +226,22 @@ class Renderer:
         """The iframe or script embed of a video, or with ``load="click"`` the poster and
         button that insert it; refuses a missing or unsafe mediaId."""
         resolved = video if isinstance(video, ResolvedVideo) else None
-        file = video.file if isinstance(video, ResolvedVideo) else video
-        eager = self._eager(shortcode, file)
+        file = video if resolved is None else resolved.file
+        media_id = _checked_media_id(shortcode, file)
+        embed = _option(shortcode, "embed", self.video_config.embed, EMBEDS)
+        context = self._video_context(shortcode, file)
+        if embed == "iframe":
+            src = f"{self._require('player_url')}/ovp/11/{media_id}"
+            eager = self._render(IFRAME_TEMPLATE, {**context, "src": src})
+        else:
+            static_url = self._require("static_url")
+            script = {
+                "element_id": element_id(shortcode),
+                "player_class": self.video_config.player_class,
+                "script_url": f"{static_url}/js/{self.video_config.player_script}",
+                "stylesheet_url": f"{static_url}/css/{self.video_config.player_stylesheet}",
+            }
+            eager = self._render(SCRIPT_TEMPLATE, {**context, **script})
         if self.load(shortcode) == "eager":
             return eager
         if resolved is None:
@@ -240,18 +254,17 @@ class Renderer:
         host = urlsplit(player_url).netloc
         poster = resolved.poster
         self.click_script_used = True
-        context = {
-            **self._video_context(shortcode, file),
-            "eager": eager,
-            "poster_src": poster.src if poster else None,
-            "poster_width": poster.width if poster else None,
-            "poster_height": poster.height if poster else None,
-            "consent": self.video_config.consent_text.replace("{host}", host),
-            "host": host,
-            "link": f"{player_url}/ovp/11/{file.media_id}",
-            "script_src": resolved.media_url + self.click_script[0],
-            "remember": self.video_config.remember,
-        }
+        context.update(
+            eager=eager,
+            poster_src=poster.src if poster else None,
+            poster_width=poster.width if poster else None,
+            poster_height=poster.height if poster else None,
+            consent=self.video_config.consent_text.replace("{host}", host),
+            host=host,
+            link=f"{player_url}/ovp/11/{file.media_id}",
+            script_src=resolved.media_url + self.click_script[0],
+            remember=self.video_config.remember,
+        )
         return self._render(CLICK_TEMPLATE, context)
 
     def load(self, shortcode: Shortcode) -> str:
@@ -284,22 +297,6 @@ class Renderer:
             "title": title,
             "language": language,
         }
-
-    def _eager(self, shortcode: Shortcode, file: records.File) -> Markup:
-        media_id = _checked_media_id(shortcode, file)
-        embed = _option(shortcode, "embed", self.video_config.embed, EMBEDS)
-        context = self._video_context(shortcode, file)
-        if embed == "iframe":
-            context["src"] = f"{self._require('player_url')}/ovp/11/{media_id}"
-            return self._render(IFRAME_TEMPLATE, context)
-        static_url = self._require("static_url")
-        context.update(
-            element_id=element_id(shortcode),
-            player_class=self.video_config.player_class,
-            script_url=f"{static_url}/js/{self.video_config.player_script}",
-            stylesheet_url=f"{static_url}/css/{self.video_config.player_stylesheet}",
-        )
-        return self._render(SCRIPT_TEMPLATE, context)
 
     def placeholder(self, shortcode: Shortcode, message: str) -> Markup:
         """A visible stand-in for a shortcode that could not be resolved (on_missing)."""
