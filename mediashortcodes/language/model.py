@@ -34,7 +34,6 @@ NOT_BAREWORD = re.compile(r"[^A-Za-z0-9_.:/-]")
 NAME = re.compile(r"[A-Za-z_]")
 FULL_BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+\Z")
 INTEGER = re.compile(r"[0-9]+\Z")
-SIGNED_INTEGER = re.compile(r"-?[0-9]+\Z")
 LANGUAGE = re.compile(r"[a-z]{2,3}([_-][A-Za-z]{2})?\Z")
 OPEN = "<%"
 CLOSE = "%>"

@@ -44,10 +44,9 @@ from .validation import check
 class LineIndex:
     """Offsets of one text to (line, column); the first line is ``start_line``."""
 
-    def __init__(self, text: str, start_line: int = 1, start_col: int = 1) -> None:
+    def __init__(self, text: str, start_line: int = 1) -> None:
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._start_line = start_line
-        self._start_col = start_col
 
     def split(self, offset: int) -> tuple[int, int]:
         """The 0-based line of ``offset`` within the text, and its 0-based column there."""
@@ -56,8 +55,6 @@ class LineIndex:
 
     def __call__(self, offset: int) -> tuple[int, int]:
         index, col = self.split(offset)
-        if index == 0:
-            col += self._start_col - 1
         return self._start_line + index, col + 1
 
 

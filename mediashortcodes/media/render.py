@@ -315,14 +315,11 @@ class Renderer:
             },
         )
 
-    def _embed(self, shortcode: Shortcode) -> str:
-        """The video's embed: the shortcode's ``embed=``, else ``[video] embed``."""
-        return shortcode.option("embed") or self.video_config.embed
-
     def element_id(self, shortcode: Shortcode) -> str | None:
         """The page element id in this shortcode's HTML: a script embed's, else None (a page
         showing it twice numbers the copies: ``site.markers.with_markers_replaced``)."""
-        if shortcode.name == "media_video" and self._embed(shortcode) == "script":
+        embed = shortcode.option("embed") or self.video_config.embed
+        if shortcode.name == "media_video" and embed == "script":
             return element_id(shortcode)
         return None
 
@@ -330,7 +327,7 @@ class Renderer:
         """Whether its HTML is the same wherever it is written (rendered once): not when its
         templates see the shortcode or include others, nor for a script embed (place-based id)."""
         if shortcode.name == "media_video":
-            embed = self._embed(shortcode)
+            embed = shortcode.option("embed") or self.video_config.embed
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
             if names and self.load(shortcode) == "click":
                 names += (CLICK_TEMPLATE,)
