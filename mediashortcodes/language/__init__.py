@@ -25,7 +25,6 @@ from .parser import (
     parse,
     parse_one,
     scan,
-    unescape_literal,
     unterminated,
 )
 from .validation import Issue, build, check, check_widths, widths_of
@@ -53,7 +52,6 @@ __all__ = [
     "parse_one",
     "quote",
     "scan",
-    "unescape_literal",
     "unterminated",
     "widths_of",
 ]

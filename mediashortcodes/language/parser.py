@@ -112,18 +112,13 @@ def unterminated(text: str, pos: int, path: str, locate: Locate) -> Found:
     return Found(pos, pos + 2, OPEN, None, (Problem(path, line, col, message),))
 
 
-def unescape_literal(text: str) -> str:
-    """Literal text as shown: ``\\<%`` becomes ``<%``."""
-    return text.replace("\\" + OPEN, OPEN)
-
-
 def parse(text: str, path: str = "<string>", *, start_line: int = 1) -> ParseResult:
-    """Split ``text`` into literal text and shortcodes; collect every problem."""
+    """Split ``text`` into literal text (``\\<%`` as ``<%``) and shortcodes; every problem."""
     segments: list[str | Shortcode] = []
     problems: list[Problem] = []
     literal, pos = "", 0
     for found in scan(text, path, LineIndex(text, start_line)):
-        literal += unescape_literal(text[pos : found.start])
+        literal += text[pos : found.start].replace("\\<%", OPEN)
         if found.shortcode is None:
             literal += found.source
         else:
@@ -131,7 +126,7 @@ def parse(text: str, path: str = "<string>", *, start_line: int = 1) -> ParseRes
             literal = ""
         problems.extend(found.problems)
         pos = found.end
-    literal += unescape_literal(text[pos:])
+    literal += text[pos:].replace("\\<%", OPEN)
     return ParseResult([*segments, literal] if literal else segments, problems)
 
 
