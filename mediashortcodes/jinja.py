@@ -89,7 +89,8 @@ def rewrite(source: str, path: str, environment: Environment) -> str:
     replacements: list[tuple[int, int, str]] = []
     for start, end in _template_text(source, environment):
         for found in scan(source, path, locate, start, end):
-            if not _inside(in_tags, found.start):
+            tag = bisect_right(in_tags, (found.start, math.inf)) - 1  # the last one before it
+            if tag < 0 or found.start >= in_tags[tag][1]:
                 replacements.append((found.start, found.end, _call(found, environment)))
         escape = source.find("\\<%", start, end)
         while escape >= 0:
@@ -111,11 +112,6 @@ def _call(found: Found, environment: Environment) -> str:
         f"{environment.variable_start_string} {RENDER_GLOBAL}({literal}){newlines} "
         f"{environment.variable_end_string}"
     )
-
-
-def _inside(tags: list[tuple[int, int]], offset: int) -> bool:
-    i = bisect_right(tags, (offset, math.inf)) - 1  # the last tag that starts before offset
-    return i >= 0 and offset < tags[i][1]
 
 
 def _template_text(source: str, environment: Environment) -> Iterator[tuple[int, int]]:

@@ -202,19 +202,18 @@ def _split(opening: Token, inline: Token, closing: Token, at: list[int]) -> list
 
 
 def _trimmed(children: list[Token]) -> list[Token]:
-    kept = [k for k, child in enumerate(children) if not _blank(child)]
+    kept = [
+        k
+        for k, child in enumerate(children)
+        if child.type not in ("softbreak", "hardbreak")
+        and (child.type != "text" or child.content.strip(BLANK))
+    ]
     piece = children[kept[0] : kept[-1] + 1] if kept else []
     if piece and piece[0].type == "text":
         piece[0].content = piece[0].content.lstrip(BLANK)
     if piece and piece[-1].type == "text":
         piece[-1].content = piece[-1].content.rstrip(BLANK)
     return piece
-
-
-def _blank(token: Token) -> bool:
-    if token.type in ("softbreak", "hardbreak"):
-        return True
-    return token.type == "text" and not token.content.strip(BLANK)
 
 
 def _paragraph(

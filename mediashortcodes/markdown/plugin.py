@@ -84,7 +84,8 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
         default = _previous(md, name)
 
         def render(self: Any, tokens: list[Token], idx: int, options: Any, env: EnvType) -> str:
-            if _is_block(tokens[idx]) and renderer_for(env) is not None:
+            token = tokens[idx]
+            if token.meta.get(BLOCK) and not token.hidden and renderer_for(env) is not None:
                 return as_block
             return default(self, tokens, idx, options, env)
 
@@ -112,10 +113,6 @@ def _previous(md: MarkdownIt, name: str) -> Rule:
     if rule is None:
         return lambda self, tokens, idx, options, env: self.renderToken(tokens, idx, options, env)
     return lambda self, tokens, idx, options, env: rule(tokens, idx, options, env)
-
-
-def _is_block(token: Token) -> bool:
-    return bool(token.meta.get(BLOCK)) and not token.hidden
 
 
 # -- parsing ----------------------------------------------------------------------------------

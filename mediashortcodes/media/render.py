@@ -214,7 +214,12 @@ class Renderer:
             "title": shortcode.option("title") or None,
             "css_class": None if caption else css_class,
             "caption": caption,
-            "srcset": srcset_attribute(image.srcset) or None,
+            # A comma or space in a URL is percent-encoded: they separate the candidates.
+            "srcset": ", ".join(
+                f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w"
+                for url, width in image.srcset
+            )
+            or None,
             "sizes": (image.sizes or "100vw") if image.srcset else None,
         }
         img = self._render(IMAGE_TEMPLATE, context)
@@ -227,9 +232,32 @@ class Renderer:
         button that insert it; refuses a missing or unsafe mediaId."""
         resolved = video if isinstance(video, ResolvedVideo) else None
         file = video if resolved is None else resolved.file
-        media_id = _checked_media_id(shortcode, file)
+        media_id = file.media_id
+        if media_id is None:
+            raise EmbedError(
+                f"file {file.id} is not a video (it has no mediaId); use media_image for images",
+                shortcode.location,
+            )
+        if not MEDIA_ID.fullmatch(media_id):
+            raise EmbedError(
+                f"file {file.id} has a mediaId the service should not send "
+                "(only letters, digits, - and _, at most 64); it was not embedded",
+                shortcode.location,
+            )
         embed = _option(shortcode, "embed", self.video_config.embed, EMBEDS)
-        context = self._video_context(shortcode, file)
+        language = shortcode.option("lang") or self.video_config.language
+        if not LANGUAGE.fullmatch(language):
+            raise EmbedError(
+                f"lang must be a language code such as sv or en-GB, not {language!r}",
+                shortcode.location,
+            )
+        context: dict[str, Any] = {
+            "shortcode": shortcode,
+            "file": file,
+            "media_id": media_id,
+            "title": shortcode.option("title") or file.name or file.filename or f"Video {file.id}",
+            "language": language,
+        }
         if embed == "iframe":
             src = f"{self._require('player_url')}/ovp/11/{media_id}"
             eager = self._render(IFRAME_TEMPLATE, {**context, "src": src})
@@ -281,36 +309,18 @@ class Renderer:
         data = path.read_bytes()
         return f"mediashortcodes-click-{hashlib.sha256(data).hexdigest()[:10]}.js", data
 
-    def _video_context(self, shortcode: Shortcode, file: records.File) -> dict[str, Any]:
-        """What every video template sees."""
-        language = shortcode.option("lang") or self.video_config.language
-        if not LANGUAGE.fullmatch(language):
-            raise EmbedError(
-                f"lang must be a language code such as sv or en-GB, not {language!r}",
-                shortcode.location,
-            )
-        title = shortcode.option("title") or file.name or file.filename or f"Video {file.id}"
-        return {
-            "shortcode": shortcode,
-            "file": file,
-            "media_id": file.media_id,
-            "title": title,
-            "language": language,
-        }
-
     def placeholder(self, shortcode: Shortcode, message: str) -> Markup:
         """A visible stand-in for a shortcode that could not be resolved (on_missing)."""
         text = redact_urls_in(message)
         if len(text) > _PLACEHOLDER_MESSAGE_LIMIT:
             text = text[: _PLACEHOLDER_MESSAGE_LIMIT - 1] + "…"
-        loc = shortcode.location
         return self._render(
             PLACEHOLDER_TEMPLATE,
             {
                 "shortcode": shortcode,
                 "name": shortcode.name,
                 "file_id": shortcode.file_id,
-                "location": str(loc),
+                "location": str(shortcode.location),
                 "message": text,
             },
         )
@@ -371,13 +381,6 @@ class Renderer:
         return Markup(html.strip())
 
 
-def srcset_attribute(candidates: tuple[tuple[str, int], ...]) -> str:
-    """``URL Nw, URL Nw``; a comma or space in a URL is percent-encoded (they separate)."""
-    return ", ".join(
-        f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w" for url, width in candidates
-    )
-
-
 def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ...]) -> str:
     """The shortcode's ``key=``, else ``default``; one of ``allowed``."""
     value = shortcode.option(key) or default
@@ -385,22 +388,6 @@ def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ..
         error = RenderError if key == "loading" else EmbedError
         raise error(f"{key} must be {' or '.join(allowed)}, not {value!r}", shortcode.location)
     return value
-
-
-def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:
-    media_id = file.media_id
-    if media_id is None:
-        raise EmbedError(
-            f"file {file.id} is not a video (it has no mediaId); use media_image for images",
-            shortcode.location,
-        )
-    if not MEDIA_ID.fullmatch(media_id):
-        raise EmbedError(
-            f"file {file.id} has a mediaId the service should not send "
-            "(only letters, digits, - and _, at most 64); it was not embedded",
-            shortcode.location,
-        )
-    return media_id
 
 
 _URL_VARIABLES = {"player_url": ENV_PLAYER_URL, "static_url": ENV_STATIC_URL}
