@@ -7,7 +7,6 @@ from __future__ import annotations
 from .model import (
     CROP_KEYS,
     IMAGE,
-    NAMES,
     VIDEO,
     Found,
     Location,
@@ -27,15 +26,13 @@ from .parser import (
     scan,
     unterminated,
 )
-from .validation import Issue, build, check, check_widths, widths_of
+from .validation import build, check, check_widths, widths_of
 
 __all__ = [
     "CROP_KEYS",
     "IMAGE",
-    "NAMES",
     "VIDEO",
     "Found",
-    "Issue",
     "LineIndex",
     "Location",
     "ParseResult",
