@@ -17,13 +17,12 @@ VIDEO = "media_video"
 NAMES = (IMAGE, VIDEO)
 
 CUSTOM_FORMAT = "-1"
-TEXT_KEYS = ("alt", "title", "class", "caption")
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2", "stretch")
 REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
-RESPONSIVE_KEYS = ("widths", "sizes")
-IMAGE_KEYS = (*TEXT_KEYS, "loading", *RESPONSIVE_KEYS, *CROP_KEYS)
-VIDEO_KEYS = ("embed", "title", "lang", "load")
-KEYS = {IMAGE: IMAGE_KEYS, VIDEO: VIDEO_KEYS}
+KEYS = {
+    IMAGE: ("alt", "title", "class", "caption", "loading", "widths", "sizes", *CROP_KEYS),
+    VIDEO: ("embed", "title", "lang", "load"),
+}
 
 LOADING_VALUES = ("lazy", "eager")
 EMBED_VALUES = ("iframe", "script")
