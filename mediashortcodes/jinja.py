@@ -29,7 +29,7 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import FrameType
 from typing import Any
 
@@ -47,10 +47,8 @@ from .language import (
     Location,
     ShortcodeRenderer,
     build,
-    find_end,
     html_for,
     htmltext,
-    is_opening,
     parse_one,
     scan,
 )
@@ -91,7 +89,8 @@ def rewrite(source: str, path: str, environment: Environment) -> str:
     replacements: list[tuple[int, int, str]] = []
     for start, end in _template_text(source, environment):
         for found in scan(source, path, locate, start, end):
-            if not _inside(in_tags, found.start):
+            tag = bisect_right(in_tags, (found.start, math.inf)) - 1  # the last one before it
+            if tag < 0 or found.start >= in_tags[tag][1]:
                 replacements.append((found.start, found.end, _call(found, environment)))
         escape = source.find("\\<%", start, end)
         while escape >= 0:
@@ -115,11 +114,6 @@ def _call(found: Found, environment: Environment) -> str:
     )
 
 
-def _inside(tags: list[tuple[int, int]], offset: int) -> bool:
-    i = bisect_right(tags, (offset, math.inf)) - 1  # the last tag that starts before offset
-    return i >= 0 and offset < tags[i][1]
-
-
 def _template_text(source: str, environment: Environment) -> Iterator[tuple[int, int]]:
     """Ranges of template data: outside Jinja tags, comments, raw blocks, HTML comments,
     ``<script>`` and ``<style>``."""
@@ -130,19 +124,8 @@ def _template_text(source: str, environment: Environment) -> Iterator[tuple[int,
         if prefix:
             alternatives.append(r"(?m:^[ \t]*)" + re.escape(prefix))
     opening = re.compile("|".join(alternatives), re.IGNORECASE)
-    pos = text_start = 0
-    while (match := opening.search(source, pos)) is not None:
-        i, token = match.start(), match.group()
-        if token == "<%":
-            # A shortcode is data; jump over it so a '{{' in one of its values is no tag.
-            pos = (find_end(source, i) or i + 2) if is_opening(source, i) else i + 2
-            continue
-        end = _construct_end(source, match, environment)
-        if i > text_start:
-            yield text_start, i
-        pos = text_start = max(end, i + 1)
-    if text_start < len(source):
-        yield text_start, len(source)
+    ends = partial(_construct_end, source, env=environment)
+    return htmltext.outside(source, opening, ends, any_shortcode=False)
 
 
 def _construct_end(source: str, match: re.Match[str], env: Environment) -> int:
@@ -292,13 +275,8 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
     if path is None:
         path = f"<html in {_caller(context)[0]}>"
     founds = list(htmltext.find_in_html(html, path, escaped=True))
-    escapes = htmltext.escaped_openings(html)
-    if not founds and not escapes:
-        return Markup(html)
-    renderer = renderer_for(context) if founds else None
-    replacements = [(i, i + 1, "") for i in escapes]
-    for found in founds:
-        assert renderer is not None
-        replacements.append((found.start, found.end, html_for(renderer, found)))
-    replacements.sort()
-    return Markup(htmltext.splice(html, replacements))
+    replacements = [(i, i + 1, "") for i in htmltext.escaped_openings(html)]
+    if founds:
+        renderer = renderer_for(context)
+        replacements += [(f.start, f.end, html_for(renderer, f)) for f in founds]
+    return Markup(htmltext.splice(html, sorted(replacements)))

@@ -214,7 +214,7 @@ def test_the_segments_give_back_the_text_with_escapes_removed(text):
     assume("\\<%>" not in text)
     result = parse(text)
     rebuilt = "".join(s if isinstance(s, str) else s.source for s in result.segments)
-    assert rebuilt == shortcodes.unescape_literal(text)
+    assert rebuilt == text.replace("\\<%", "<%")
 
 
 def test_a_malformed_shortcode_keeps_its_text_as_written_escapes_included():

@@ -31,7 +31,13 @@ def shortcodes(draw: st.DrawFn) -> str:
 @example("<% media_image 12 size=big %>", 3, 5)
 def test_a_text_read_twice_is_placed_where_each_copy_stands(text, line, col):
     first = parse_one(text, "a.md", LineIndex(text))
-    second = parse_one(text, "b.md", LineIndex(text, start_line=line, start_col=col), 9)
+    index = LineIndex(text, start_line=line)
+
+    def shifted(offset):  # the text starts at column col of its first line
+        at_line, at_col = index(offset)
+        return at_line, at_col + (col - 1 if at_line == line else 0)
+
+    second = parse_one(text, "b.md", shifted, 9)
     assert (second.start, second.end) == (9, 9 + len(text))
     assert (first.shortcode is None) == (second.shortcode is None) == bool(first.problems)
     moved = [(p.line + line - 1, p.col + (col - 1 if p.line == 1 else 0)) for p in first.problems]

@@ -7,7 +7,6 @@ from __future__ import annotations
 from .model import (
     CROP_KEYS,
     IMAGE,
-    NAMES,
     VIDEO,
     Found,
     Location,
@@ -25,18 +24,15 @@ from .parser import (
     parse,
     parse_one,
     scan,
-    unescape_literal,
     unterminated,
 )
-from .validation import Issue, build, check, check_widths, widths_of
+from .validation import build, check, check_widths, widths_of
 
 __all__ = [
     "CROP_KEYS",
     "IMAGE",
-    "NAMES",
     "VIDEO",
     "Found",
-    "Issue",
     "LineIndex",
     "Location",
     "ParseResult",
@@ -53,7 +49,6 @@ __all__ = [
     "parse_one",
     "quote",
     "scan",
-    "unescape_literal",
     "unterminated",
     "widths_of",
 ]

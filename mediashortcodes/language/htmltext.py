@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import html as htmllib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 
 from .model import Found, Locate
-from .parser import LineIndex, find_end, scan
+from .parser import LineIndex, find_end, is_opening, scan
 
 __all__ = [
     "HTML_TAG",
@@ -21,6 +22,7 @@ __all__ = [
     "end_of",
     "escaped_openings",
     "find_in_html",
+    "outside",
     "splice",
     "text_ranges",
 ]
@@ -30,28 +32,42 @@ SKIPPED_ELEMENTS = ("pre", "code", "script", "style", "textarea")
 # A tag: its attributes may hold '>' inside quotes. Alternatives start with distinct
 # characters, so matching stays linear.
 HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
+_LT = re.compile("<%?")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPED_OPENING = re.compile(r"\\(?=<%|&lt;%|&#0*60;%|&#[xX]0*3[cC];%)", re.IGNORECASE)
 
 
 def text_ranges(html: str) -> Iterator[tuple[int, int]]:
     """The (start, end) ranges of ``html`` that are text, outside markup and code."""
-    end = len(html)
+    return outside(html, _LT, lambda match: _markup_end(html, match.start()))
+
+
+def outside(
+    text: str,
+    opening: re.Pattern[str],
+    construct_end: Callable[[re.Match[str]], int | None],
+    *,
+    any_shortcode: bool = True,
+) -> Iterator[tuple[int, int]]:
+    """The ranges of ``text`` outside the constructs ``opening`` finds (``construct_end``:
+    where one ends; None: it is none). A shortcode is text: it is jumped over, so a tag in
+    one of its values is no construct (``any_shortcode=False``: only a real opening)."""
     pos = text_start = 0
-    while (i := html.find("<", pos)) >= 0:
-        if html.startswith("<%", i):
-            # A raw shortcode is text; jump over it so a '<b>' in one of its values is no tag.
-            pos = find_end(html, i) or i + 2
+    while (match := opening.search(text, pos)) is not None:
+        i = match.start()
+        if match.group() == "<%":
+            shortcode = any_shortcode or is_opening(text, i)
+            pos = (find_end(text, i) or i + 2) if shortcode else i + 2
             continue
-        skip_to = _markup_end(html, i)
-        if skip_to is None:
+        end = construct_end(match)
+        if end is None:
             pos = i + 1
             continue
         if i > text_start:
             yield text_start, i
-        pos = text_start = skip_to
-    if text_start < end:
-        yield text_start, end
+        pos = text_start = max(end, i + 1)
+    if text_start < len(text):
+        yield text_start, len(text)
 
 
 def _markup_end(html: str, i: int) -> int | None:
@@ -90,13 +106,7 @@ def find_in_html(
             continue
         text, offsets = _unescape(html, start, end)
         for found in scan(text, path, lambda i, o=offsets: locate(o[i])):
-            yield Found(
-                offsets[found.start],
-                offsets[found.end],
-                found.source,
-                found.shortcode,
-                found.problems,
-            )
+            yield replace(found, start=offsets[found.start], end=offsets[found.end])
 
 
 def _unescape(html: str, start: int, end: int) -> tuple[str, list[int]]:

@@ -17,13 +17,12 @@ VIDEO = "media_video"
 NAMES = (IMAGE, VIDEO)
 
 CUSTOM_FORMAT = "-1"
-TEXT_KEYS = ("alt", "title", "class", "caption")
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2", "stretch")
 REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
-RESPONSIVE_KEYS = ("widths", "sizes")
-IMAGE_KEYS = (*TEXT_KEYS, "loading", *RESPONSIVE_KEYS, *CROP_KEYS)
-VIDEO_KEYS = ("embed", "title", "lang", "load")
-KEYS = {IMAGE: IMAGE_KEYS, VIDEO: VIDEO_KEYS}
+KEYS = {
+    IMAGE: ("alt", "title", "class", "caption", "loading", "widths", "sizes", *CROP_KEYS),
+    VIDEO: ("embed", "title", "lang", "load"),
+}
 
 LOADING_VALUES = ("lazy", "eager")
 EMBED_VALUES = ("iframe", "script")
@@ -34,7 +33,6 @@ NOT_BAREWORD = re.compile(r"[^A-Za-z0-9_.:/-]")
 NAME = re.compile(r"[A-Za-z_]")
 FULL_BAREWORD = re.compile(r"[A-Za-z0-9_.:/-]+\Z")
 INTEGER = re.compile(r"[0-9]+\Z")
-SIGNED_INTEGER = re.compile(r"-?[0-9]+\Z")
 LANGUAGE = re.compile(r"[a-z]{2,3}([_-][A-Za-z]{2})?\Z")
 OPEN = "<%"
 CLOSE = "%>"
@@ -57,7 +55,7 @@ class Location:
 
 
 class _Memo:
-    __slots__ = ("_crop", "_hash")  # worked out once, never pickled (a str hash is per process)
+    __slots__ = ("_hash",)  # worked out once, never pickled (a str hash is per process)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +89,7 @@ class Shortcode(_Memo):
     @property
     def crop(self) -> Crop | None:
         """The custom crop (format -1) when any crop key is present."""
-        try:
-            return self._crop  # type: ignore[no-any-return]
-        except AttributeError:
-            crop = crop_of(self.options)
-            object.__setattr__(self, "_crop", crop)
-            return crop
+        return crop_of(self.options)
 
     @property
     def is_image(self) -> bool:

@@ -44,10 +44,9 @@ from .validation import check
 class LineIndex:
     """Offsets of one text to (line, column); the first line is ``start_line``."""
 
-    def __init__(self, text: str, start_line: int = 1, start_col: int = 1) -> None:
+    def __init__(self, text: str, start_line: int = 1) -> None:
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._start_line = start_line
-        self._start_col = start_col
 
     def split(self, offset: int) -> tuple[int, int]:
         """The 0-based line of ``offset`` within the text, and its 0-based column there."""
@@ -56,8 +55,6 @@ class LineIndex:
 
     def __call__(self, offset: int) -> tuple[int, int]:
         index, col = self.split(offset)
-        if index == 0:
-            col += self._start_col - 1
         return self._start_line + index, col + 1
 
 
@@ -115,18 +112,13 @@ def unterminated(text: str, pos: int, path: str, locate: Locate) -> Found:
     return Found(pos, pos + 2, OPEN, None, (Problem(path, line, col, message),))
 
 
-def unescape_literal(text: str) -> str:
-    """Literal text as shown: ``\\<%`` becomes ``<%``."""
-    return text.replace("\\" + OPEN, OPEN)
-
-
 def parse(text: str, path: str = "<string>", *, start_line: int = 1) -> ParseResult:
-    """Split ``text`` into literal text and shortcodes; collect every problem."""
+    """Split ``text`` into literal text (``\\<%`` as ``<%``) and shortcodes; every problem."""
     segments: list[str | Shortcode] = []
     problems: list[Problem] = []
     literal, pos = "", 0
     for found in scan(text, path, LineIndex(text, start_line)):
-        literal += unescape_literal(text[pos : found.start])
+        literal += text[pos : found.start].replace("\\<%", OPEN)
         if found.shortcode is None:
             literal += found.source
         else:
@@ -134,7 +126,7 @@ def parse(text: str, path: str = "<string>", *, start_line: int = 1) -> ParseRes
             literal = ""
         problems.extend(found.problems)
         pos = found.end
-    literal += unescape_literal(text[pos:])
+    literal += text[pos:].replace("\\<%", OPEN)
     return ParseResult([*segments, literal] if literal else segments, problems)
 
 

@@ -12,13 +12,12 @@ import html as htmllib
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..errors import Problem
 from .model import Found, Shortcode
 from .parser import parse_one
 
-__all__ = ["REF_TAG", "PageRef", "read_refs", "ref_element"]
+__all__ = ["REF_TAG", "read_refs", "ref_element"]
 
 REF_TAG = "mediashortcodes-ref"
 _ELEMENT = re.compile(rf"<{REF_TAG}((?:\s+[a-z-]+=\"[^\"]*\")*)\s*>\s*</{REF_TAG}>")
@@ -43,31 +42,23 @@ def ref_element(found: Found) -> str:
     return f"<{REF_TAG}{text}></{REF_TAG}>"
 
 
-@dataclass(frozen=True)
-class PageRef:
-    """One element found in a page: ``text[start:end]``, and what it stands for."""
-
-    start: int
-    end: int
-    shortcode: Shortcode | None
-    problems: tuple[Problem, ...]
-
-
-def read_refs(text: str, where: str) -> Iterator[PageRef]:
-    """Every reference element in ``text`` (a built page; ``where`` names it in problems)."""
+def read_refs(text: str, where: str) -> Iterator[Found]:
+    """Every reference element in ``text`` (a built page; ``where`` names it in problems),
+    as ``text[start:end]`` and what it stands for."""
     for match in _ELEMENT.finditer(text):
         attrs = {k: htmllib.unescape(v) for k, v in _ATTRIBUTE.findall(match.group(1))}
-        yield _ref(match.start(), match.end(), attrs, where)
+        yield Found(match.start(), match.end(), match.group(), *_ref(attrs, where))
 
 
-def _ref(start: int, end: int, attrs: dict[str, str], where: str) -> PageRef:
+def _ref(attrs: dict[str, str], where: str) -> tuple[Shortcode | None, tuple[Problem, ...]]:
+    damaged = "a damaged shortcode reference; build again"
     if "data-problems" in attrs:
         try:
             items = json.loads(attrs["data-problems"])
             problems = tuple(Problem(str(p), int(ln), int(c), str(m)) for p, ln, c, m in items)
         except (ValueError, TypeError):
-            problems = (Problem(where, 0, 0, "a damaged shortcode reference; build again"),)
-        return PageRef(start, end, None, problems)
+            problems = (Problem(where, 0, 0, damaged),)
+        return None, problems
     path = attrs.get("data-path", where)
     try:
         line, col = int(attrs.get("data-line", "0")), int(attrs.get("data-col", "0"))
@@ -76,6 +67,5 @@ def _ref(start: int, end: int, attrs: dict[str, str], where: str) -> PageRef:
     source = attrs.get("data-shortcode", "")
     found = parse_one(source, path, lambda i: (line, col + i)) if source.startswith("<%") else None
     if found is None or found.shortcode is None:
-        problem = Problem(path, line, col, "a damaged shortcode reference; build again")
-        return PageRef(start, end, None, (problem,))
-    return PageRef(start, end, found.shortcode, ())
+        return None, (Problem(path, line, col, damaged),)
+    return found.shortcode, ()

@@ -21,7 +21,6 @@ from .model import (
     LOADING_VALUES,
     NAMES,
     REQUIRED_CROP_KEYS,
-    SIGNED_INTEGER,
     STRETCH_VALUES,
     Location,
     Shortcode,
@@ -56,7 +55,7 @@ def check(
     issues: list[Issue] = []
     if file_id is None:
         issues.append(Issue("shortcode", f"missing file ID: write <% {name} ID %>"))
-    elif SIGNED_INTEGER.match(file_id) and file_id.startswith("-"):
+    elif file_id.startswith("-") and INTEGER.match(file_id[1:]):
         issues.append(Issue("id", f"file ID must not be negative, got {file_id}"))
     elif not INTEGER.match(file_id):
         issues.append(Issue("id", f"file ID must be a whole number, got {file_id!r}"))

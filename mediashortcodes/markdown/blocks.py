@@ -122,14 +122,15 @@ def _check_blocks(tokens: list[Token], i: int, warnings: list[Problem]) -> list[
     paragraph = opening is not None and opening.type == "paragraph_open" and not opening.hidden
     splittable = paragraph and not _only_shortcodes(children)  # else it renders as blocks
     heading = opening is not None and opening.tag in HEADINGS
-    inside: list[tuple[bool, str, str]] = []  # open inline elements: (raw HTML, where, noun)
+    # Open inline elements: (raw HTML's tag, or None for Markdown's, where, noun).
+    inside: list[tuple[str | None, str, str]] = []
     at: list[int] = []
     for k, child in enumerate(children):
         if child.nesting == 1:
             where, noun = INSIDE.get(child.tag) or (f"<{child.tag}>", f"<{child.tag}>")
-            inside.append((False, where, noun))
+            inside.append((None, where, noun))
         elif child.nesting == -1:
-            _close(inside, False, None)
+            _close(inside, None)
         elif child.type == "html_inline":
             _follow_html(child.content, inside)
         elif child.type == TOKEN:
@@ -146,22 +147,22 @@ def _check_blocks(tokens: list[Token], i: int, warnings: list[Problem]) -> list[
     return at
 
 
-def _follow_html(tag: str, inside: list[tuple[bool, str, str]]) -> None:
+def _follow_html(tag: str, inside: list[tuple[str | None, str, str]]) -> None:
     """Keep ``inside`` up to date with an inline HTML tag (comments and the like: no change)."""
     match = HTML_TAG.match(tag)
     if match is None:
         return
     name = f"<{match.group(2).lower()}>"
     if match.group(1):
-        _close(inside, True, name)
+        _close(inside, name)
     elif match.group(2).lower() not in VOID and not tag.rstrip().endswith("/>"):
-        inside.append((True, name, name))
+        inside.append((name, name, name))
 
 
-def _close(inside: list[tuple[bool, str, str]], html: bool, name: str | None) -> None:
-    """Forget the innermost open element of that origin (and name, for raw HTML)."""
+def _close(inside: list[tuple[str | None, str, str]], tag: str | None) -> None:
+    """Forget the innermost open element with that raw HTML tag (None: Markdown's)."""
     for j in range(len(inside) - 1, -1, -1):
-        if inside[j][0] == html and (name is None or inside[j][1] == name):
+        if inside[j][0] == tag:
             del inside[j]
             return
 
@@ -201,22 +202,18 @@ def _split(opening: Token, inline: Token, closing: Token, at: list[int]) -> list
 
 
 def _trimmed(children: list[Token]) -> list[Token]:
-    piece = list(children)
-    while piece and _blank(piece[0]):
-        del piece[0]
-    while piece and _blank(piece[-1]):
-        del piece[-1]
+    kept = [
+        k
+        for k, child in enumerate(children)
+        if child.type not in ("softbreak", "hardbreak")
+        and (child.type != "text" or child.content.strip(BLANK))
+    ]
+    piece = children[kept[0] : kept[-1] + 1] if kept else []
     if piece and piece[0].type == "text":
         piece[0].content = piece[0].content.lstrip(BLANK)
     if piece and piece[-1].type == "text":
         piece[-1].content = piece[-1].content.rstrip(BLANK)
     return piece
-
-
-def _blank(token: Token) -> bool:
-    if token.type in ("softbreak", "hardbreak"):
-        return True
-    return token.type == "text" and not token.content.strip(BLANK)
 
 
 def _paragraph(

@@ -84,7 +84,8 @@ def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = No
         default = _previous(md, name)
 
         def render(self: Any, tokens: list[Token], idx: int, options: Any, env: EnvType) -> str:
-            if _is_block(tokens[idx]) and renderer_for(env) is not None:
+            token = tokens[idx]
+            if token.meta.get(BLOCK) and not token.hidden and renderer_for(env) is not None:
                 return as_block
             return default(self, tokens, idx, options, env)
 
@@ -112,10 +113,6 @@ def _previous(md: MarkdownIt, name: str) -> Rule:
     if rule is None:
         return lambda self, tokens, idx, options, env: self.renderToken(tokens, idx, options, env)
     return lambda self, tokens, idx, options, env: rule(tokens, idx, options, env)
-
-
-def _is_block(token: Token) -> bool:
-    return bool(token.meta.get(BLOCK)) and not token.hidden
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -198,7 +195,10 @@ def _collect(state: StateCore) -> None:
                 if block_kind(found) and (not with_blocks or with_blocks[-1] != i):
                     with_blocks.append(i)
         elif token.type == BLOCK_TOKEN and token.map:
-            _collect_lone(token, path, start_line, shortcodes, problems)
+            line, col = start_line + token.map[0], token.meta["col"] + 1
+            found = parse_one(token.content, path, lambda i, at=(line, col): (at[0], at[1] + i))
+            token.meta["found"] = found
+            _record(found, shortcodes, problems)
         elif token.type == "html_block" and "<%" in token.content:
             founds = list(find_in_html(token.content, path, Locator(lines, token), escaped=False))
             token.meta[FOUND] = founds
@@ -210,15 +210,6 @@ def _collect(state: StateCore) -> None:
         mark_blocks(state.tokens)
 
 
-def _collect_lone(
-    token: Token, path: str, start_line: int, shortcodes: list[Shortcode], problems: list[Problem]
-) -> None:
-    line, col = start_line + token.map[0], token.meta["col"] + 1
-    found = parse_one(token.content, path, lambda i: (line, col + i))
-    token.meta["found"] = found
-    _record(found, shortcodes, problems)
-
-
 def _parse_token(token: Token, path: str, locate: Locator) -> Found:
     offset = token.meta["offset"]
     if not token.meta["terminated"]:
@@ -228,8 +219,7 @@ def _parse_token(token: Token, path: str, locate: Locator) -> Found:
     line, col = locate.shortcode_start(offset, token.content)
     if shortcode is not None and (line, col) != (shortcode.location.line, shortcode.location.col):
         # The content did not map onto the source line (tabs, escaped table pipes).
-        shortcode = replace(shortcode, location=Location(path, line, col))
-        return Found(found.start, found.end, found.source, shortcode, found.problems)
+        return replace(found, shortcode=replace(shortcode, location=Location(path, line, col)))
     return found
 
 

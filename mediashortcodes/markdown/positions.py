@@ -74,8 +74,7 @@ class Locator:
             return line, col
         index = line - self.source.start_line
         lines = self.source.lines
+        text = lines[index] if 0 <= index < len(lines) else ""
         head = source.split("\n", 1)[0]
-        if 0 <= index < len(lines) and lines[index][col - 1 : col - 1 + len(head)] == head:
-            return line, col
-        found = lines[index].find(head) if 0 <= index < len(lines) else -1
+        found = col - 1 if text.startswith(head, col - 1) else text.find(head)
         return (line, found + 1) if found >= 0 else (line, col)

@@ -214,7 +214,12 @@ class Renderer:
             "title": shortcode.option("title") or None,
             "css_class": None if caption else css_class,
             "caption": caption,
-            "srcset": srcset_attribute(image.srcset) or None,
+            # A comma or space in a URL is percent-encoded: they separate the candidates.
+            "srcset": ", ".join(
+                f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w"
+                for url, width in image.srcset
+            )
+            or None,
             "sizes": (image.sizes or "100vw") if image.srcset else None,
         }
         img = self._render(IMAGE_TEMPLATE, context)
@@ -226,8 +231,45 @@ class Renderer:
         """The iframe or script embed of a video, or with ``load="click"`` the poster and
         button that insert it; refuses a missing or unsafe mediaId."""
         resolved = video if isinstance(video, ResolvedVideo) else None
-        file = video.file if isinstance(video, ResolvedVideo) else video
-        eager = self._eager(shortcode, file)
+        file = video if resolved is None else resolved.file
+        media_id = file.media_id
+        if media_id is None:
+            raise EmbedError(
+                f"file {file.id} is not a video (it has no mediaId); use media_image for images",
+                shortcode.location,
+            )
+        if not MEDIA_ID.fullmatch(media_id):
+            raise EmbedError(
+                f"file {file.id} has a mediaId the service should not send "
+                "(only letters, digits, - and _, at most 64); it was not embedded",
+                shortcode.location,
+            )
+        embed = _option(shortcode, "embed", self.video_config.embed, EMBEDS)
+        language = shortcode.option("lang") or self.video_config.language
+        if not LANGUAGE.fullmatch(language):
+            raise EmbedError(
+                f"lang must be a language code such as sv or en-GB, not {language!r}",
+                shortcode.location,
+            )
+        context: dict[str, Any] = {
+            "shortcode": shortcode,
+            "file": file,
+            "media_id": media_id,
+            "title": shortcode.option("title") or file.name or file.filename or f"Video {file.id}",
+            "language": language,
+        }
+        if embed == "iframe":
+            src = f"{self._require('player_url')}/ovp/11/{media_id}"
+            eager = self._render(IFRAME_TEMPLATE, {**context, "src": src})
+        else:
+            static_url = self._require("static_url")
+            script = {
+                "element_id": element_id(shortcode),
+                "player_class": self.video_config.player_class,
+                "script_url": f"{static_url}/js/{self.video_config.player_script}",
+                "stylesheet_url": f"{static_url}/css/{self.video_config.player_stylesheet}",
+            }
+            eager = self._render(SCRIPT_TEMPLATE, {**context, **script})
         if self.load(shortcode) == "eager":
             return eager
         if resolved is None:
@@ -240,18 +282,17 @@ class Renderer:
         host = urlsplit(player_url).netloc
         poster = resolved.poster
         self.click_script_used = True
-        context = {
-            **self._video_context(shortcode, file),
-            "eager": eager,
-            "poster_src": poster.src if poster else None,
-            "poster_width": poster.width if poster else None,
-            "poster_height": poster.height if poster else None,
-            "consent": self.video_config.consent_text.replace("{host}", host),
-            "host": host,
-            "link": f"{player_url}/ovp/11/{file.media_id}",
-            "script_src": resolved.media_url + self.click_script[0],
-            "remember": self.video_config.remember,
-        }
+        context.update(
+            eager=eager,
+            poster_src=poster.src if poster else None,
+            poster_width=poster.width if poster else None,
+            poster_height=poster.height if poster else None,
+            consent=self.video_config.consent_text.replace("{host}", host),
+            host=host,
+            link=f"{player_url}/ovp/11/{file.media_id}",
+            script_src=resolved.media_url + self.click_script[0],
+            remember=self.video_config.remember,
+        )
         return self._render(CLICK_TEMPLATE, context)
 
     def load(self, shortcode: Shortcode) -> str:
@@ -268,64 +309,27 @@ class Renderer:
         data = path.read_bytes()
         return f"mediashortcodes-click-{hashlib.sha256(data).hexdigest()[:10]}.js", data
 
-    def _video_context(self, shortcode: Shortcode, file: records.File) -> dict[str, Any]:
-        """What every video template sees."""
-        language = shortcode.option("lang") or self.video_config.language
-        if not LANGUAGE.fullmatch(language):
-            raise EmbedError(
-                f"lang must be a language code such as sv or en-GB, not {language!r}",
-                shortcode.location,
-            )
-        title = shortcode.option("title") or file.name or file.filename or f"Video {file.id}"
-        return {
-            "shortcode": shortcode,
-            "file": file,
-            "media_id": file.media_id,
-            "title": title,
-            "language": language,
-        }
-
-    def _eager(self, shortcode: Shortcode, file: records.File) -> Markup:
-        media_id = _checked_media_id(shortcode, file)
-        embed = _option(shortcode, "embed", self.video_config.embed, EMBEDS)
-        context = self._video_context(shortcode, file)
-        if embed == "iframe":
-            context["src"] = f"{self._require('player_url')}/ovp/11/{media_id}"
-            return self._render(IFRAME_TEMPLATE, context)
-        static_url = self._require("static_url")
-        context.update(
-            element_id=element_id(shortcode),
-            player_class=self.video_config.player_class,
-            script_url=f"{static_url}/js/{self.video_config.player_script}",
-            stylesheet_url=f"{static_url}/css/{self.video_config.player_stylesheet}",
-        )
-        return self._render(SCRIPT_TEMPLATE, context)
-
     def placeholder(self, shortcode: Shortcode, message: str) -> Markup:
         """A visible stand-in for a shortcode that could not be resolved (on_missing)."""
         text = redact_urls_in(message)
         if len(text) > _PLACEHOLDER_MESSAGE_LIMIT:
             text = text[: _PLACEHOLDER_MESSAGE_LIMIT - 1] + "…"
-        loc = shortcode.location
         return self._render(
             PLACEHOLDER_TEMPLATE,
             {
                 "shortcode": shortcode,
                 "name": shortcode.name,
                 "file_id": shortcode.file_id,
-                "location": str(loc),
+                "location": str(shortcode.location),
                 "message": text,
             },
         )
 
-    def _embed(self, shortcode: Shortcode) -> str:
-        """The video's embed: the shortcode's ``embed=``, else ``[video] embed``."""
-        return shortcode.option("embed") or self.video_config.embed
-
     def element_id(self, shortcode: Shortcode) -> str | None:
         """The page element id in this shortcode's HTML: a script embed's, else None (a page
         showing it twice numbers the copies: ``site.markers.with_markers_replaced``)."""
-        if shortcode.name == "media_video" and self._embed(shortcode) == "script":
+        embed = shortcode.option("embed") or self.video_config.embed
+        if shortcode.name == "media_video" and embed == "script":
             return element_id(shortcode)
         return None
 
@@ -333,7 +337,7 @@ class Renderer:
         """Whether its HTML is the same wherever it is written (rendered once): not when its
         templates see the shortcode or include others, nor for a script embed (place-based id)."""
         if shortcode.name == "media_video":
-            embed = self._embed(shortcode)
+            embed = shortcode.option("embed") or self.video_config.embed
             names: tuple[str, ...] = (IFRAME_TEMPLATE,) if embed == "iframe" else ()
             if names and self.load(shortcode) == "click":
                 names += (CLICK_TEMPLATE,)
@@ -377,13 +381,6 @@ class Renderer:
         return Markup(html.strip())
 
 
-def srcset_attribute(candidates: tuple[tuple[str, int], ...]) -> str:
-    """``URL Nw, URL Nw``; a comma or space in a URL is percent-encoded (they separate)."""
-    return ", ".join(
-        f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w" for url, width in candidates
-    )
-
-
 def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ...]) -> str:
     """The shortcode's ``key=``, else ``default``; one of ``allowed``."""
     value = shortcode.option(key) or default
@@ -391,22 +388,6 @@ def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ..
         error = RenderError if key == "loading" else EmbedError
         raise error(f"{key} must be {' or '.join(allowed)}, not {value!r}", shortcode.location)
     return value
-
-
-def _checked_media_id(shortcode: Shortcode, file: records.File) -> str:
-    media_id = file.media_id
-    if media_id is None:
-        raise EmbedError(
-            f"file {file.id} is not a video (it has no mediaId); use media_image for images",
-            shortcode.location,
-        )
-    if not MEDIA_ID.fullmatch(media_id):
-        raise EmbedError(
-            f"file {file.id} has a mediaId the service should not send "
-            "(only letters, digits, - and _, at most 64); it was not embedded",
-            shortcode.location,
-        )
-    return media_id
 
 
 _URL_VARIABLES = {"player_url": ENV_PLAYER_URL, "static_url": ENV_STATIC_URL}

@@ -112,14 +112,6 @@ def makeExtension(**kwargs: Any) -> MediaShortcodesExtension:
     return MediaShortcodesExtension(**kwargs)
 
 
-def _document(md: Markdown) -> ShortcodesDocument:
-    doc = getattr(md, ATTRIBUTE, None)
-    if not isinstance(doc, ShortcodesDocument):
-        doc = ShortcodesDocument()
-        setattr(md, ATTRIBUTE, doc)
-    return doc
-
-
 def _key(source: str) -> str:
     """A shortcode's first line as words: the same whatever tabs and spaces a host changed."""
     return " ".join(source.split("\n", 1)[0].split())
@@ -184,7 +176,7 @@ class _ShortcodePattern(InlineProcessor):
         source = self.unescape(source)
         placeholder = self.md.htmlStash.store("")
         index = int(_PLACEHOLDER.fullmatch(placeholder).group(1))  # type: ignore[union-attr]
-        _document(self.md).claimed[index] = (source, end is not None)
+        getattr(self.md, ATTRIBUTE).claimed[index] = (source, end is not None)
         return placeholder, start, stop
 
 
@@ -207,7 +199,7 @@ class _PlaceTreeprocessor(Treeprocessor):
         self.extension = extension
 
     def run(self, root: etree.Element) -> None:
-        doc = _document(self.md)
+        doc: ShortcodesDocument = getattr(self.md, ATTRIBUTE)
         if not doc.claimed:
             return
         renderer = self.extension.getConfig("renderer") or None
