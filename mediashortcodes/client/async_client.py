@@ -17,8 +17,7 @@ import httpx
 
 from ..config import Config, Credentials
 from ..errors import ServiceError
-from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
-from . import endpoints as api
+from ..records import FILE_FIELDS, Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .base import (
     LANES,
     LONG_WAIT,
@@ -40,6 +39,7 @@ from .base import (
     too_slow,
 )
 from .download_policy import DownloadPolicy, host_of
+from .endpoints import Call, parse_records, parse_token, read_json, status_error, token_error
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
 from .retry import RetryPolicy
 from .tokens import TokenManager
@@ -121,25 +121,53 @@ class AsyncClient:
         return (*self._credentials.secrets(), *self._tokens_seen)
 
     async def folders(self) -> list[Folder]:
-        return await self._records(api.folders_call(), "folders", Folder.from_api)
+        call = Call("folders", "GET", "/1/foldertree", params=(("fields", "all"),))
+        return await self._records(call, "folders", Folder.from_api)
 
     async def files(self, folder_id: int) -> list[File]:
-        return await self._records(api.files_call(folder_id), "files", File.from_api)
+        call = Call(
+            "files",
+            "GET",
+            f"/1/folder/{_integer(folder_id, 'folder id')}/files",
+            params=(("fields", FILE_FIELDS), ("type", "any"), ("processed", "true")),
+            subject=f"folder {folder_id}",
+        )
+        return await self._records(call, "files", File.from_api)
 
     async def search(self, query: str) -> list[File]:
-        return await self._records(api.search_call(query), "files", File.from_api)
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("search needs a non-empty text query")
+        call = Call(
+            "search", "GET", "/1/search/file", params=(("query", query), ("fields", FILE_FIELDS))
+        )
+        return await self._records(call, "files", File.from_api)
 
     async def download_info(
         self, file_id: int, format: int, crop: Crop | None = None
     ) -> list[DownloadInfo]:
-        call = api.download_info_call(file_id, format, crop)
+        file_id = _integer(file_id, "file id")
+        format = _integer(format, "format")
+        if crop is not None and format != -1:
+            raise ValueError(f"a crop needs format -1, got format {format}")
+        if crop is None and format == -1:
+            raise ValueError("format -1 (custom crop) needs a Crop with w, h, x1, x2, y1 and y2")
+        if format < -1:
+            raise ValueError(f"format must be 0 (original), a format id or -1, got {format}")
+        call = Call(
+            "download_info",
+            "GET",
+            f"/1/file/{file_id}/download/{format}",
+            params=tuple((k, str(v)) for k, v in crop.to_params().items()) if crop else (),
+            subject=f"file {file_id}",
+        )
         return await self._records(call, "download information", DownloadInfo.from_api)
 
     async def formats(self) -> list[Format]:
-        return await self._records(api.formats_call(), "formats", Format.from_api)
+        return await self._records(Call("formats", "GET", "/1/format"), "formats", Format.from_api)
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
-        await self._authorized(api.usage_call(usage, removed_as_bool=removed_as_bool))
+        body = usage.to_api(removed_as_bool=removed_as_bool)
+        await self._authorized(Call("usage", "POST", "/1/files/multiple/usages", body=body))
 
     async def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
@@ -172,10 +200,10 @@ class AsyncClient:
                 raise self._unexpected(f"the download from {host}", exc) from None
             await self._sleep(wait)
 
-    async def _records(self, call: api.Call, what: str, make: Callable[[Any], T]) -> list[T]:
-        return api.parse_records(api.read_json(call, await self._authorized(call)), what, make)
+    async def _records(self, call: Call, what: str, make: Callable[[Any], T]) -> list[T]:
+        return parse_records(read_json(call, await self._authorized(call)), what, make)
 
-    async def _authorized(self, call: api.Call) -> httpx.Response:
+    async def _authorized(self, call: Call) -> httpx.Response:
         token = await self._tokens.get()
         response = await self._send(call, token)
         if response.status_code == 401:
@@ -183,20 +211,31 @@ class AsyncClient:
             token = await self._tokens.after_rejection(token)
             response = await self._send(call, token)
         if not response.is_success:
-            raise api.status_error(call, response, self.secrets())
+            raise status_error(call, response, self.secrets())
         return response
 
     async def _fetch_token(self) -> Token:
-        call = api.token_call(self._credentials)  # its params (the credentials) never shown
+        credentials = self._credentials  # in the params, which Call's repr never shows
+        call = Call(
+            "token",
+            "GET",
+            "/1/oauth2/token",
+            params=(
+                ("grant_type", "refresh_token"),
+                ("client_id", credentials.client_id),
+                ("client_secret", credentials.client_secret),
+                ("refresh_token", credentials.refresh_token),
+            ),
+        )
         response = await self._send(call, None)
         if not response.is_success:
-            raise api.token_error(call, response, self.secrets())
-        token = api.parse_token(api.read_json(call, response))
+            raise token_error(call, response, self.secrets())
+        token = parse_token(read_json(call, response))
         self._tokens_seen.add(token.access_token)
         log.debug("fetched an access token valid for %d s", token.expires_in)
         return token
 
-    async def _send(self, call: api.Call, token: str | None) -> httpx.Response:
+    async def _send(self, call: Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
             self.stats.add(call.endpoint)
@@ -215,7 +254,7 @@ class AsyncClient:
                     return response
             await self._sleep(wait)
 
-    async def _receive(self, call: api.Call, token: str | None) -> httpx.Response:
+    async def _receive(self, call: Call, token: str | None) -> httpx.Response:
         """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
         async with self._http.take() as lane:
             request = lane.build_request(
@@ -296,6 +335,12 @@ async def read_capped(
         chunks.append(chunk)
         each()
     return b"".join(chunks)
+
+
+def _integer(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    return value
 
 
 def client_from_config(
