@@ -15,14 +15,13 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .. import __version__
 from ..config import Config, Credentials
-from ..errors import ServiceError
+from ..errors import InvalidResponseError, ServiceError, ServiceUnreachableError
 from ..records import FILE_FIELDS, Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .base import (
-    LANES,
     LONG_WAIT,
     MAX_ANSWER_BYTES,
-    USER_AGENT,
     Attempts,
     CutOff,
     Lanes,
@@ -33,10 +32,8 @@ from .base import (
     download_status_error,
     log,
     proxy_settings_checked,
-    redirect_target,
     tls_context,
     too_large,
-    too_slow,
 )
 from .download_policy import DownloadPolicy, host_of
 from .endpoints import Call, parse_records, parse_token, read_json, status_error, token_error
@@ -45,6 +42,11 @@ from .retry import RetryPolicy
 from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]
+
+USER_AGENT = f"mediashortcodes/{__version__} (python-httpx/{httpx.__version__})"
+MAX_REDIRECTS = 5
+# Requests at a time per pool (httpx's own default limit), each in a lane of its own.
+LANES = 100
 
 T = TypeVar("T")
 
@@ -185,7 +187,13 @@ class AsyncClient:
                 async with self._downloads.take() as lane, lane.stream("GET", url) as response:
                     if response.is_redirect:
                         hops += 1
-                        url = redirect_target(response, self._policy, hops)
+                        if hops > MAX_REDIRECTS:
+                            raise InvalidResponseError(
+                                f"the download from {response.url.host} redirected more than "
+                                f"{MAX_REDIRECTS} times"
+                            )
+                        url = str(response.url.join(response.headers["location"]))
+                        self._policy.check(url)
                         continue
                     wait = attempts.after_status(response)
                     if wait is None:
@@ -300,7 +308,13 @@ class AsyncClient:
 
     def _in_time(self, ends: float, host: str) -> None:
         if self._clock() > ends:
-            raise too_slow(host, self._download_timeout)
+            # An outage, as a read timeout is: a build stops with exit 3 (the previous output
+            # kept), and a live renderer leaves the service alone for its cool-down.
+            raise ServiceUnreachableError(
+                f"the download from {host} did not finish within {self._download_timeout:g} s; "
+                "the link may be throttled: run again, or raise [service] download_timeout in "
+                "mediashortcodes.toml"
+            )
 
     def _attempts(self, what: str) -> Attempts:
         return Attempts(self._retry, self._clock, what, self._scrub, self._announce_wait)

@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .. import __version__
 from ..config import ENV_BASE_URL, Config
 from ..errors import (
     ConfigError,
@@ -29,22 +28,17 @@ from ..errors import (
     ServiceError,
     ServiceUnreachableError,
 )
-from .download_policy import DownloadPolicy
 from .endpoints import Call, read_json
 from .redact import redact_url
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 log = logging.getLogger("mediashortcodes.api")
 
-USER_AGENT = f"mediashortcodes/{__version__} (python-httpx/{httpx.__version__})"
-MAX_REDIRECTS = 5
 # An API answer is JSON metadata: past this many bytes (decoded: a small gzip can unpack to
 # gigabytes) it is refused rather than held in memory.
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 # A wait long enough that a build would seem stuck: it is announced (once per this long).
 LONG_WAIT = 10.0
-# Requests at a time per pool (httpx's own default limit), each in a lane of its own.
-LANES = 100
 
 
 @dataclass
@@ -314,15 +308,6 @@ def too_large(host: str, max_bytes: int) -> InvalidResponseError:
     )
 
 
-def too_slow(host: str, seconds: float) -> ServiceUnreachableError:
-    # An outage, as a read timeout is: a build stops with exit 3 (the previous output
-    # kept), and a live renderer leaves the service alone for its cool-down.
-    return ServiceUnreachableError(
-        f"the download from {host} did not finish within {seconds:g} s; the link may be "
-        "throttled: run again, or raise [service] download_timeout in mediashortcodes.toml"
-    )
-
-
 def answer_too_large(what: str) -> InvalidResponseError:
     return InvalidResponseError(
         f"{what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB of JSON "
@@ -343,16 +328,6 @@ def download_status_error(response: httpx.Response, host: str) -> ServiceError:
         "service operator if it persists",
         status=status,
     )
-
-
-def redirect_target(response: httpx.Response, policy: DownloadPolicy, hops: int) -> str:
-    if hops > MAX_REDIRECTS:
-        raise InvalidResponseError(
-            f"the download from {response.url.host} redirected more than {MAX_REDIRECTS} times"
-        )
-    target = str(response.url.join(response.headers["location"]))
-    policy.check(target)
-    return target
 
 
 def client_settings(config: Config) -> dict[str, Any]:
