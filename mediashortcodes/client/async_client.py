@@ -200,9 +200,7 @@ class AsyncClient:
                         if not response.is_success:
                             raise download_status_error(response, host)
                         return await self._read(response, host, max_bytes, ends)
-            except CutOff as exc:
-                wait = attempts.after_error(exc, cut_off=True)
-            except httpx.TransportError as exc:
+            except (CutOff, httpx.TransportError) as exc:
                 wait = attempts.after_error(exc)
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise self._unexpected(f"the download from {host}", exc) from None
