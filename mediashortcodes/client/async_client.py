@@ -17,7 +17,7 @@ import httpx
 
 from .. import __version__
 from ..config import Config, Credentials
-from ..errors import InvalidResponseError, ServiceError, ServiceUnreachableError
+from ..errors import ConfigError, InvalidResponseError, ServiceError, ServiceUnreachableError
 from ..records import FILE_FIELDS, Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .base import (
     LONG_WAIT,
@@ -26,12 +26,10 @@ from .base import (
     CutOff,
     Lanes,
     RequestStats,
-    answer_too_large,
     check_base_url,
     client_settings,
     download_status_error,
     log,
-    proxy_settings_checked,
     tls_context,
     too_large,
 )
@@ -94,15 +92,25 @@ class AsyncClient:
         options: dict[str, Any] = {
             "transport": transport,
             "timeout": httpx.Timeout(timeout),
-            "limits": httpx.Limits(max_connections=100, max_keepalive_connections=20),
             "verify": tls_context(),
             "headers": {"User-Agent": USER_AGENT},
             "follow_redirects": False,
         }
         downloads = {**options, "transport": download_transport or transport}
-        with proxy_settings_checked():
+        try:  # httpx refuses a proxy URL it cannot use here: say which setting
             self._http = Lanes(lambda: httpx.AsyncClient(**options), LANES, timeout)
             self._downloads = Lanes(lambda: httpx.AsyncClient(**downloads), LANES, timeout)
+        except (ValueError, ImportError) as exc:
+            socks = "socks" in str(exc).lower()
+            raise ConfigError(
+                "the proxy settings of the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) "
+                + (
+                    "name a SOCKS proxy: install httpx's SOCKS support (pip install 'httpx[socks]')"
+                    if socks
+                    else "cannot be used (a proxy URL starts with http://, https:// or socks5://); "
+                    "fix them, or unset them"
+                )
+            ) from None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
@@ -272,9 +280,11 @@ class AsyncClient:
             )
             response = await lane.send(request, stream=True)
             try:
-                body = await read_capped(
-                    response, MAX_ANSWER_BYTES, lambda: answer_too_large(call.what)
+                refused = InvalidResponseError(
+                    f"{call.what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} "
+                    "MiB of JSON (decoded); it was not read: tell the service operator"
                 )
+                body = await read_capped(response, MAX_ANSWER_BYTES, refused)
             finally:
                 await response.aclose()
         # The body as read, decoded: a whole answer again.
@@ -292,7 +302,7 @@ class AsyncClient:
             body = await read_capped(
                 response,
                 max_bytes,
-                lambda: too_large(host, max_bytes),
+                too_large(host, max_bytes),
                 lambda: self._in_time(ends, host),  # a byte a second never times out alone
             )
         except httpx.TransportError as exc:
@@ -334,16 +344,16 @@ class AsyncClient:
 async def read_capped(
     response: httpx.Response,
     limit: int,
-    refuse: Callable[[], Exception],
+    refused: Exception,
     each: Callable[[], None] = lambda: None,
 ) -> bytes:
-    """The body of a streamed ``response``; ``refuse()`` is raised once past ``limit`` bytes."""
+    """The body of a streamed ``response``; ``refused`` is raised once past ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > limit:
-            raise refuse()
+            raise refused
         chunks.append(chunk)
         each()
     return b"".join(chunks)

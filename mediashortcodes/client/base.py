@@ -11,7 +11,7 @@ import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit
@@ -113,24 +113,6 @@ class Lanes:
         lanes, self._lanes, self._free = self._lanes, [], []
         for lane in lanes:
             await lane.aclose()
-
-
-@contextmanager
-def proxy_settings_checked() -> Iterator[None]:
-    """httpx refuses a proxy URL it cannot use when the client is made: say which setting."""
-    try:
-        yield
-    except (ValueError, ImportError) as exc:
-        socks = "socks" in str(exc).lower()
-        raise ConfigError(
-            "the proxy settings of the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) "
-            + (
-                "name a SOCKS proxy: install httpx's SOCKS support (pip install 'httpx[socks]')"
-                if socks
-                else "cannot be used (a proxy URL starts with http://, https:// or socks5://); "
-                "fix them, or unset them"
-            )
-        ) from None
 
 
 # getaddrinfo's "no such name" answers: final, unlike EAI_AGAIN (a resolver that is down).
@@ -301,13 +283,6 @@ def too_large(host: str, max_bytes: int) -> InvalidResponseError:
     return InvalidResponseError(
         f"the download from {host} is larger than the limit of {max_bytes} bytes; "
         "raise [images] max_bytes in mediashortcodes.toml if the file is expected"
-    )
-
-
-def answer_too_large(what: str) -> InvalidResponseError:
-    return InvalidResponseError(
-        f"{what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB of JSON "
-        "(decoded); it was not read: tell the service operator"
     )
 
 
