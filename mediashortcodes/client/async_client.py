@@ -34,7 +34,7 @@ from .base import (
     too_large,
 )
 from .download_policy import DownloadPolicy, host_of
-from .endpoints import Call, parse_records, parse_token, read_json, status_error, token_error
+from .endpoints import Call, parse_records, parse_token, read_json, status_error
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
 from .retry import RetryPolicy
 from .tokens import TokenManager
@@ -243,7 +243,7 @@ class AsyncClient:
         )
         response = await self._send(call, None)
         if not response.is_success:
-            raise token_error(call, response, self.secrets())
+            raise status_error(call, response, self.secrets())
         token = parse_token(read_json(call, response))
         self._tokens_seen.add(token.access_token)
         log.debug("fetched an access token valid for %d s", token.expires_in)

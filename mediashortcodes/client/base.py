@@ -74,14 +74,10 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
 
 
 class Lanes:
-    """httpx clients (lanes) that serve one request at a time each: a request takes a lane
-    no other request uses until it is done, and gives it back with its connection alive.
-
-    For speed: one httpcore pool shared by many requests at a time re-scans all its
-    requests and connections, and polls each idle socket through anyio, whenever a request
-    enters or leaves it (docs/api.md, *Connections*). Up to ``size`` lanes are made as
-    needed; past that a request waits as long as a pool would (``timeout``).
-    """
+    """httpx clients (lanes) serving one request at a time each, kept alive between them;
+    up to ``size``, made as needed, past which a request waits ``timeout`` as a pool would.
+    Faster than one shared httpcore pool, which re-scans every request and polls each idle
+    socket whenever a request enters or leaves it (docs/api.md, *Connections*)."""
 
     def __init__(self, make: Callable[[], httpx.AsyncClient], size: int, timeout: float) -> None:
         self._make = make

@@ -82,20 +82,15 @@ def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
     return text[:200]
 
 
-def token_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+    """The error for a final, unsuccessful answer to ``call``."""
     status = response.status_code
-    if status in (400, 401, 403):
+    if call.endpoint == "token" and status in (400, 401, 403):
         return AuthenticationError(
             f"the service refused the credentials (HTTP {status}); check "
             f"{CREDENTIAL_VARIABLES}, or ask the service operator for new ones",
             status=status,
         )
-    return status_error(call, response, secrets)
-
-
-def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
-    """The error for a final, unsuccessful answer to ``call``."""
-    status = response.status_code
     if status == 401:
         return AuthenticationError(
             f"the service refused the access token for {call.what} even after fetching a "
