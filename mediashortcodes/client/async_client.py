@@ -15,36 +15,36 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .. import __version__
 from ..config import Config, Credentials
-from ..errors import ServiceError
-from ..records import Crop, DownloadInfo, File, Folder, Format, Token, Usage
-from . import endpoints as api
+from ..errors import ConfigError, InvalidResponseError, ServiceError, ServiceUnreachableError
+from ..records import FILE_FIELDS, Crop, DownloadInfo, File, Folder, Format, Token, Usage
 from .base import (
-    LANES,
     LONG_WAIT,
     MAX_ANSWER_BYTES,
-    USER_AGENT,
     Attempts,
     CutOff,
     Lanes,
     RequestStats,
-    answer_too_large,
     check_base_url,
     client_settings,
     download_status_error,
     log,
-    proxy_settings_checked,
-    redirect_target,
     tls_context,
     too_large,
-    too_slow,
 )
 from .download_policy import DownloadPolicy, host_of
+from .endpoints import Call, parse_records, parse_token, read_json, status_error
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
 from .retry import RetryPolicy
 from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]
+
+USER_AGENT = f"mediashortcodes/{__version__} (python-httpx/{httpx.__version__})"
+MAX_REDIRECTS = 5
+# Requests at a time per pool (httpx's own default limit), each in a lane of its own.
+LANES = 100
 
 T = TypeVar("T")
 
@@ -92,15 +92,25 @@ class AsyncClient:
         options: dict[str, Any] = {
             "transport": transport,
             "timeout": httpx.Timeout(timeout),
-            "limits": httpx.Limits(max_connections=100, max_keepalive_connections=20),
             "verify": tls_context(),
             "headers": {"User-Agent": USER_AGENT},
             "follow_redirects": False,
         }
         downloads = {**options, "transport": download_transport or transport}
-        with proxy_settings_checked():
+        try:  # httpx refuses a proxy URL it cannot use here: say which setting
             self._http = Lanes(lambda: httpx.AsyncClient(**options), LANES, timeout)
             self._downloads = Lanes(lambda: httpx.AsyncClient(**downloads), LANES, timeout)
+        except (ValueError, ImportError) as exc:
+            socks = "socks" in str(exc).lower()
+            raise ConfigError(
+                "the proxy settings of the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) "
+                + (
+                    "name a SOCKS proxy: install httpx's SOCKS support (pip install 'httpx[socks]')"
+                    if socks
+                    else "cannot be used (a proxy URL starts with http://, https:// or socks5://); "
+                    "fix them, or unset them"
+                )
+            ) from None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
@@ -121,25 +131,53 @@ class AsyncClient:
         return (*self._credentials.secrets(), *self._tokens_seen)
 
     async def folders(self) -> list[Folder]:
-        return await self._records(api.folders_call(), "folders", Folder.from_api)
+        call = Call("folders", "GET", "/1/foldertree", params=(("fields", "all"),))
+        return await self._records(call, "folders", Folder.from_api)
 
     async def files(self, folder_id: int) -> list[File]:
-        return await self._records(api.files_call(folder_id), "files", File.from_api)
+        call = Call(
+            "files",
+            "GET",
+            f"/1/folder/{_integer(folder_id, 'folder id')}/files",
+            params=(("fields", FILE_FIELDS), ("type", "any"), ("processed", "true")),
+            subject=f"folder {folder_id}",
+        )
+        return await self._records(call, "files", File.from_api)
 
     async def search(self, query: str) -> list[File]:
-        return await self._records(api.search_call(query), "files", File.from_api)
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("search needs a non-empty text query")
+        call = Call(
+            "search", "GET", "/1/search/file", params=(("query", query), ("fields", FILE_FIELDS))
+        )
+        return await self._records(call, "files", File.from_api)
 
     async def download_info(
         self, file_id: int, format: int, crop: Crop | None = None
     ) -> list[DownloadInfo]:
-        call = api.download_info_call(file_id, format, crop)
+        file_id = _integer(file_id, "file id")
+        format = _integer(format, "format")
+        if crop is not None and format != -1:
+            raise ValueError(f"a crop needs format -1, got format {format}")
+        if crop is None and format == -1:
+            raise ValueError("format -1 (custom crop) needs a Crop with w, h, x1, x2, y1 and y2")
+        if format < -1:
+            raise ValueError(f"format must be 0 (original), a format id or -1, got {format}")
+        call = Call(
+            "download_info",
+            "GET",
+            f"/1/file/{file_id}/download/{format}",
+            params=tuple((k, str(v)) for k, v in crop.to_params().items()) if crop else (),
+            subject=f"file {file_id}",
+        )
         return await self._records(call, "download information", DownloadInfo.from_api)
 
     async def formats(self) -> list[Format]:
-        return await self._records(api.formats_call(), "formats", Format.from_api)
+        return await self._records(Call("formats", "GET", "/1/format"), "formats", Format.from_api)
 
     async def report_usage(self, usage: Usage, *, removed_as_bool: bool = False) -> None:
-        await self._authorized(api.usage_call(usage, removed_as_bool=removed_as_bool))
+        body = usage.to_api(removed_as_bool=removed_as_bool)
+        await self._authorized(Call("usage", "POST", "/1/files/multiple/usages", body=body))
 
     async def download(self, url: str, *, max_bytes: int) -> bytes:
         """Fetch a download link without the access token, checking host, size and length."""
@@ -157,25 +195,29 @@ class AsyncClient:
                 async with self._downloads.take() as lane, lane.stream("GET", url) as response:
                     if response.is_redirect:
                         hops += 1
-                        url = redirect_target(response, self._policy, hops)
+                        if hops > MAX_REDIRECTS:
+                            raise InvalidResponseError(
+                                f"the download from {response.url.host} redirected more than "
+                                f"{MAX_REDIRECTS} times"
+                            )
+                        url = str(response.url.join(response.headers["location"]))
+                        self._policy.check(url)
                         continue
                     wait = attempts.after_status(response)
                     if wait is None:
                         if not response.is_success:
                             raise download_status_error(response, host)
                         return await self._read(response, host, max_bytes, ends)
-            except CutOff as exc:
-                wait = attempts.after_error(exc, cut_off=True)
-            except httpx.TransportError as exc:
+            except (CutOff, httpx.TransportError) as exc:
                 wait = attempts.after_error(exc)
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise self._unexpected(f"the download from {host}", exc) from None
             await self._sleep(wait)
 
-    async def _records(self, call: api.Call, what: str, make: Callable[[Any], T]) -> list[T]:
-        return api.parse_records(api.read_json(call, await self._authorized(call)), what, make)
+    async def _records(self, call: Call, what: str, make: Callable[[Any], T]) -> list[T]:
+        return parse_records(read_json(call, await self._authorized(call)), what, make)
 
-    async def _authorized(self, call: api.Call) -> httpx.Response:
+    async def _authorized(self, call: Call) -> httpx.Response:
         token = await self._tokens.get()
         response = await self._send(call, token)
         if response.status_code == 401:
@@ -183,20 +225,31 @@ class AsyncClient:
             token = await self._tokens.after_rejection(token)
             response = await self._send(call, token)
         if not response.is_success:
-            raise api.status_error(call, response, self.secrets())
+            raise status_error(call, response, self.secrets())
         return response
 
     async def _fetch_token(self) -> Token:
-        call = api.token_call(self._credentials)  # its params (the credentials) never shown
+        credentials = self._credentials  # in the params, which Call's repr never shows
+        call = Call(
+            "token",
+            "GET",
+            "/1/oauth2/token",
+            params=(
+                ("grant_type", "refresh_token"),
+                ("client_id", credentials.client_id),
+                ("client_secret", credentials.client_secret),
+                ("refresh_token", credentials.refresh_token),
+            ),
+        )
         response = await self._send(call, None)
         if not response.is_success:
-            raise api.token_error(call, response, self.secrets())
-        token = api.parse_token(api.read_json(call, response))
+            raise status_error(call, response, self.secrets())
+        token = parse_token(read_json(call, response))
         self._tokens_seen.add(token.access_token)
         log.debug("fetched an access token valid for %d s", token.expires_in)
         return token
 
-    async def _send(self, call: api.Call, token: str | None) -> httpx.Response:
+    async def _send(self, call: Call, token: str | None) -> httpx.Response:
         attempts = self._attempts(call.what)
         while True:
             self.stats.add(call.endpoint)
@@ -215,7 +268,7 @@ class AsyncClient:
                     return response
             await self._sleep(wait)
 
-    async def _receive(self, call: api.Call, token: str | None) -> httpx.Response:
+    async def _receive(self, call: Call, token: str | None) -> httpx.Response:
         """Send ``call`` and read its answer, at most MAX_ANSWER_BYTES of it (decoded)."""
         async with self._http.take() as lane:
             request = lane.build_request(
@@ -227,9 +280,11 @@ class AsyncClient:
             )
             response = await lane.send(request, stream=True)
             try:
-                body = await read_capped(
-                    response, MAX_ANSWER_BYTES, lambda: answer_too_large(call.what)
+                refused = InvalidResponseError(
+                    f"{call.what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} "
+                    "MiB of JSON (decoded); it was not read: tell the service operator"
                 )
+                body = await read_capped(response, MAX_ANSWER_BYTES, refused)
             finally:
                 await response.aclose()
         # The body as read, decoded: a whole answer again.
@@ -247,7 +302,7 @@ class AsyncClient:
             body = await read_capped(
                 response,
                 max_bytes,
-                lambda: too_large(host, max_bytes),
+                too_large(host, max_bytes),
                 lambda: self._in_time(ends, host),  # a byte a second never times out alone
             )
         except httpx.TransportError as exc:
@@ -261,7 +316,13 @@ class AsyncClient:
 
     def _in_time(self, ends: float, host: str) -> None:
         if self._clock() > ends:
-            raise too_slow(host, self._download_timeout)
+            # An outage, as a read timeout is: a build stops with exit 3 (the previous output
+            # kept), and a live renderer leaves the service alone for its cool-down.
+            raise ServiceUnreachableError(
+                f"the download from {host} did not finish within {self._download_timeout:g} s; "
+                "the link may be throttled: run again, or raise [service] download_timeout in "
+                "mediashortcodes.toml"
+            )
 
     def _attempts(self, what: str) -> Attempts:
         return Attempts(self._retry, self._clock, what, self._scrub, self._announce_wait)
@@ -283,19 +344,25 @@ class AsyncClient:
 async def read_capped(
     response: httpx.Response,
     limit: int,
-    refuse: Callable[[], Exception],
+    refused: Exception,
     each: Callable[[], None] = lambda: None,
 ) -> bytes:
-    """The body of a streamed ``response``; ``refuse()`` is raised once past ``limit`` bytes."""
+    """The body of a streamed ``response``; ``refused`` is raised once past ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > limit:
-            raise refuse()
+            raise refused
         chunks.append(chunk)
         each()
     return b"".join(chunks)
+
+
+def _integer(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    return value
 
 
 def client_from_config(

@@ -11,14 +11,13 @@ import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, fields
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from .. import __version__
 from ..config import ENV_BASE_URL, Config
 from ..errors import (
     ConfigError,
@@ -29,22 +28,17 @@ from ..errors import (
     ServiceError,
     ServiceUnreachableError,
 )
-from .download_policy import DownloadPolicy
 from .endpoints import Call, read_json
 from .redact import redact_url
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 log = logging.getLogger("mediashortcodes.api")
 
-USER_AGENT = f"mediashortcodes/{__version__} (python-httpx/{httpx.__version__})"
-MAX_REDIRECTS = 5
 # An API answer is JSON metadata: past this many bytes (decoded: a small gzip can unpack to
 # gigabytes) it is refused rather than held in memory.
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 # A wait long enough that a build would seem stuck: it is announced (once per this long).
 LONG_WAIT = 10.0
-# Requests at a time per pool (httpx's own default limit), each in a lane of its own.
-LANES = 100
 
 
 @dataclass
@@ -80,14 +74,10 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
 
 
 class Lanes:
-    """httpx clients (lanes) that serve one request at a time each: a request takes a lane
-    no other request uses until it is done, and gives it back with its connection alive.
-
-    For speed: one httpcore pool shared by many requests at a time re-scans all its
-    requests and connections, and polls each idle socket through anyio, whenever a request
-    enters or leaves it (docs/api.md, *Connections*). Up to ``size`` lanes are made as
-    needed; past that a request waits as long as a pool would (``timeout``).
-    """
+    """httpx clients (lanes) serving one request at a time each, kept alive between them;
+    up to ``size``, made as needed, past which a request waits ``timeout`` as a pool would.
+    Faster than one shared httpcore pool, which re-scans every request and polls each idle
+    socket whenever a request enters or leaves it (docs/api.md, *Connections*)."""
 
     def __init__(self, make: Callable[[], httpx.AsyncClient], size: int, timeout: float) -> None:
         self._make = make
@@ -121,24 +111,6 @@ class Lanes:
             await lane.aclose()
 
 
-@contextmanager
-def proxy_settings_checked() -> Iterator[None]:
-    """httpx refuses a proxy URL it cannot use when the client is made: say which setting."""
-    try:
-        yield
-    except (ValueError, ImportError) as exc:
-        socks = "socks" in str(exc).lower()
-        raise ConfigError(
-            "the proxy settings of the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) "
-            + (
-                "name a SOCKS proxy: install httpx's SOCKS support (pip install 'httpx[socks]')"
-                if socks
-                else "cannot be used (a proxy URL starts with http://, https:// or socks5://); "
-                "fix them, or unset them"
-            )
-        ) from None
-
-
 # getaddrinfo's "no such name" answers: final, unlike EAI_AGAIN (a resolver that is down).
 _NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
 
@@ -166,24 +138,20 @@ class CutOff(Exception):
     """A download body ended before its declared length."""
 
 
+@dataclass
 class Attempts:
     """One request's attempts: whether to retry, how long to wait, the error when done."""
 
-    def __init__(
-        self,
-        policy: RetryPolicy,
-        clock: Callable[[], float],
-        what: str,
-        scrub: Callable[[str], str],
-        announce: Callable[[int, float], None],
-    ) -> None:
-        self._policy = policy
-        self._clock = clock
-        self._what = what
-        self._scrub = scrub
-        self._announce = announce
-        self._started = clock()
-        self._retries = 0
+    policy: RetryPolicy
+    clock: Callable[[], float]
+    what: str
+    scrub: Callable[[str], str]
+    announce: Callable[[int, float], None]
+    retries: int = field(default=0, init=False)
+    started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
 
     def after_status(self, response: httpx.Response) -> float | None:
         """The wait before retrying this answer, or ``None`` when it is final."""
@@ -194,9 +162,9 @@ class Attempts:
         wait = self._next(retry_after)
         if wait is None:
             raise self._exhausted_status(status)
-        log.info("%s answered HTTP %d; retry %d in %.2f s", self._what, status, self._retries, wait)
+        log.info("%s answered HTTP %d; retry %d in %.2f s", self.what, status, self.retries, wait)
         if wait >= LONG_WAIT:
-            self._announce(status, wait)
+            self.announce(status, wait)
         return wait
 
     def after_unreadable(self, call: Call, response: httpx.Response) -> float | None:
@@ -210,84 +178,84 @@ class Attempts:
             wait = self._next(None)
             if wait is None:
                 raise
-            log.info("%s: %s; retry %d in %.2f s", self._what, exc, self._retries, wait)
+            log.info("%s: %s; retry %d in %.2f s", self.what, exc, self.retries, wait)
             return wait
         return None
 
-    def after_error(self, exc: Exception, *, cut_off: bool = False) -> float:
+    def after_error(self, exc: Exception) -> float:
         # Asking DNS again in a second gives the same answer; a certificate too. Raised
         # while handling httpx's exception, whose text holds the URL: hidden.
         wait = None if unknown_host(exc) or untrusted_certificate(exc) else self._next(None)
         if wait is None:
-            raise self._exhausted_error(exc, cut_off) from None
+            raise self._exhausted_error(exc) from None
         log.info(
             "%s failed (%s); retry %d in %.2f s",
-            self._what,
+            self.what,
             self._describe(exc),
-            self._retries,
+            self.retries,
             wait,
         )
         return wait
 
     def _next(self, retry_after: float | None) -> float | None:
-        self._retries += 1
-        return self._policy.next_wait(self._retries, self._clock() - self._started, retry_after)
+        self.retries += 1
+        return self.policy.next_wait(self.retries, self.clock() - self.started, retry_after)
 
     def _summary(self) -> str:
-        return f"{self._retries} attempts in {self._clock() - self._started:.1f} s"
+        return f"{self.retries} attempts in {self.clock() - self.started:.1f} s"
 
     def _describe(self, exc: Exception) -> str:
         text = str(exc)
-        return self._scrub(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+        return self.scrub(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
 
     def _exhausted_status(self, status: int) -> ServiceError:
         if status == 429:
             return RateLimitedError(
-                f"the service kept answering 429 Too Many Requests to {self._what} "
+                f"the service kept answering 429 Too Many Requests to {self.what} "
                 f"({self._summary()}); wait a few minutes and run again, or raise "
                 "[service] max_retries or retry_total_seconds",
                 status=status,
             )
         return ServerError(
-            f"the service kept failing with HTTP {status} on {self._what} ({self._summary()}); "
+            f"the service kept failing with HTTP {status} on {self.what} ({self._summary()}); "
             "try again later, and tell the service operator if it persists",
             status=status,
         )
 
-    def _exhausted_error(self, exc: Exception, cut_off: bool) -> ServiceError:
-        if cut_off:
+    def _exhausted_error(self, exc: Exception) -> ServiceError:
+        if isinstance(exc, CutOff):
             return InvalidResponseError(
-                f"{self._what} was cut off before its declared length ({self._summary()}); "
+                f"{self.what} was cut off before its declared length ({self._summary()}); "
                 "run again, and tell the service operator if it persists"
             )
         if untrusted_certificate(exc):
             return ServiceUnreachableError(
-                f"could not reach the service for {self._what}: its TLS certificate is not "
+                f"could not reach the service for {self.what}: its TLS certificate is not "
                 f"trusted ({self._describe(exc)}); behind a proxy or network that inspects "
                 "TLS, set SSL_CERT_FILE to a CA bundle (PEM) that holds its certificate "
                 "authority (docs/configuration.md, Proxies and certificates)"
             )
         if unknown_host(exc):
             return ServiceUnreachableError(
-                f"could not reach the service for {self._what}: its host name is unknown "
+                f"could not reach the service for {self.what}: its host name is unknown "
                 f"({self._describe(exc)}); check [service] base_url (or {ENV_BASE_URL}), or "
                 "set [service] sandbox = true to try the local sandbox"
             )
         if isinstance(exc, httpx.TimeoutException):
             return ServiceUnreachableError(
-                f"{self._what} timed out ({self._summary()}); check the network, or raise "
+                f"{self.what} timed out ({self._summary()}); check the network, or raise "
                 "[service] timeout in mediashortcodes.toml"
             )
         if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError)):
             # Connected, then the connection broke: the address is right, and the service
             # may even have acted on the request; pointing at base_url would mislead.
             return ServiceUnreachableError(
-                f"the connection to the service broke during {self._what}: "
+                f"the connection to the service broke during {self.what}: "
                 f"{self._describe(exc)} ({self._summary()}); run again, and tell the service "
                 "operator if it persists"
             )
         return ServiceUnreachableError(
-            f"could not reach the service for {self._what}: {self._describe(exc)} "
+            f"could not reach the service for {self.what}: {self._describe(exc)} "
             f"({self._summary()}); check [service] base_url (or {ENV_BASE_URL}) and the network"
         )
 
@@ -314,22 +282,6 @@ def too_large(host: str, max_bytes: int) -> InvalidResponseError:
     )
 
 
-def too_slow(host: str, seconds: float) -> ServiceUnreachableError:
-    # An outage, as a read timeout is: a build stops with exit 3 (the previous output
-    # kept), and a live renderer leaves the service alone for its cool-down.
-    return ServiceUnreachableError(
-        f"the download from {host} did not finish within {seconds:g} s; the link may be "
-        "throttled: run again, or raise [service] download_timeout in mediashortcodes.toml"
-    )
-
-
-def answer_too_large(what: str) -> InvalidResponseError:
-    return InvalidResponseError(
-        f"{what} answered with more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB of JSON "
-        "(decoded); it was not read: tell the service operator"
-    )
-
-
 def download_status_error(response: httpx.Response, host: str) -> ServiceError:
     status = response.status_code
     if status in (401, 403, 404, 410):
@@ -343,16 +295,6 @@ def download_status_error(response: httpx.Response, host: str) -> ServiceError:
         "service operator if it persists",
         status=status,
     )
-
-
-def redirect_target(response: httpx.Response, policy: DownloadPolicy, hops: int) -> str:
-    if hops > MAX_REDIRECTS:
-        raise InvalidResponseError(
-            f"the download from {response.url.host} redirected more than {MAX_REDIRECTS} times"
-        )
-    target = str(response.url.join(response.headers["location"]))
-    policy.check(target)
-    return target
 
 
 def client_settings(config: Config) -> dict[str, Any]:

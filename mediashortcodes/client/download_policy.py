@@ -63,12 +63,6 @@ class DownloadPolicy:
     allowed_hosts: tuple[str, ...] = ()
     allow_http: bool = False
 
-    @property
-    def http_allowed(self) -> bool:
-        return self.allow_http or (
-            urlsplit(self.base_url).scheme == "http" and is_loopback(host_of(self.base_url))
-        )
-
     def host_allowed(self, host: str) -> bool:
         api_host = host_of(self.base_url)
         if host and host in (api_host, host_of(self.download_url)):
@@ -92,7 +86,10 @@ class DownloadPolicy:
                 f"the service sent a download link with scheme {scheme or 'none'!r} and no "
                 "usable host; only https links (http with allow_http_downloads) are fetched"
             )
-        if scheme == "http" and not self.http_allowed:
+        loopback_api = urlsplit(self.base_url).scheme == "http" and is_loopback(
+            host_of(self.base_url)
+        )
+        if scheme == "http" and not (self.allow_http or loopback_api):
             raise DownloadRejectedError(
                 f"the service sent a plain-http download link on host {host}; set "
                 "[service] allow_http_downloads = true in mediashortcodes.toml to accept it"

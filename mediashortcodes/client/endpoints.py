@@ -1,5 +1,5 @@
-"""The service's seven endpoints as data: what to send, how to read the answer, which
-error a failed answer is (pure; :mod:`.async_client` sends them)."""
+"""A request to the service as data, how to read its answer, which error a failed answer
+is (pure; :class:`~.async_client.AsyncClient`'s methods name the seven endpoints)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 
-from ..config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN, Credentials
+from ..config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN
 from ..errors import AuthenticationError, InvalidResponseError, NotFoundError, ServiceError
-from ..records import FILE_FIELDS, Crop, Token, Usage
+from ..records import Token
 from .redact import redact, redact_urls_in
 
 CREDENTIAL_VARIABLES = f"{ENV_CLIENT_ID}, {ENV_CLIENT_SECRET} and {ENV_REFRESH_TOKEN}"
@@ -31,80 +31,6 @@ class Call:
     @property
     def what(self) -> str:
         return f"{self.method} {self.path}"
-
-
-def token_call(credentials: Credentials) -> Call:
-    return Call(
-        "token",
-        "GET",
-        "/1/oauth2/token",
-        params=(
-            ("grant_type", "refresh_token"),
-            ("client_id", credentials.client_id),
-            ("client_secret", credentials.client_secret),
-            ("refresh_token", credentials.refresh_token),
-        ),
-    )
-
-
-def folders_call() -> Call:
-    return Call("folders", "GET", "/1/foldertree", params=(("fields", "all"),))
-
-
-def files_call(folder_id: int) -> Call:
-    return Call(
-        "files",
-        "GET",
-        f"/1/folder/{_int(folder_id, 'folder id')}/files",
-        params=(("fields", FILE_FIELDS), ("type", "any"), ("processed", "true")),
-        subject=f"folder {folder_id}",
-    )
-
-
-def search_call(query: str) -> Call:
-    if not isinstance(query, str) or not query.strip():
-        raise ValueError("search needs a non-empty text query")
-    return Call(
-        "search", "GET", "/1/search/file", params=(("query", query), ("fields", FILE_FIELDS))
-    )
-
-
-def download_info_call(file_id: int, format: int, crop: Crop | None = None) -> Call:
-    file_id = _int(file_id, "file id")
-    format = _int(format, "format")
-    if crop is not None and format != -1:
-        raise ValueError(f"a crop needs format -1, got format {format}")
-    if crop is None and format == -1:
-        raise ValueError("format -1 (custom crop) needs a Crop with w, h, x1, x2, y1 and y2")
-    if format < -1:
-        raise ValueError(f"format must be 0 (original), a format id or -1, got {format}")
-    params = tuple((k, str(v)) for k, v in crop.to_params().items()) if crop else ()
-    return Call(
-        "download_info",
-        "GET",
-        f"/1/file/{file_id}/download/{format}",
-        params=params,
-        subject=f"file {file_id}",
-    )
-
-
-def formats_call() -> Call:
-    return Call("formats", "GET", "/1/format")
-
-
-def usage_call(usage: Usage, *, removed_as_bool: bool = False) -> Call:
-    return Call(
-        "usage",
-        "POST",
-        "/1/files/multiple/usages",
-        body=usage.to_api(removed_as_bool=removed_as_bool),
-    )
-
-
-def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be an integer, got {value!r}")
-    return value
 
 
 def read_json(call: Call, response: httpx.Response) -> Any:
@@ -156,20 +82,15 @@ def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
     return text[:200]
 
 
-def token_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+    """The error for a final, unsuccessful answer to ``call``."""
     status = response.status_code
-    if status in (400, 401, 403):
+    if call.endpoint == "token" and status in (400, 401, 403):
         return AuthenticationError(
             f"the service refused the credentials (HTTP {status}); check "
             f"{CREDENTIAL_VARIABLES}, or ask the service operator for new ones",
             status=status,
         )
-    return status_error(call, response, secrets)
-
-
-def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
-    """The error for a final, unsuccessful answer to ``call``."""
-    status = response.status_code
     if status == 401:
         return AuthenticationError(
             f"the service refused the access token for {call.what} even after fetching a "

@@ -97,21 +97,17 @@ _SECRET_HEADER = re.compile(
 )
 
 
-def redact_headers_in(text: str) -> str:
-    """Mask the values of credential-bearing headers in httpcore's log text."""
-    return _SECRET_HEADER.sub(rf"\g<1>b'{MASK}'", text)
-
-
 class RedactingFilter(logging.Filter):
     """Redacts the URLs in a record's message and arguments, and the values of
     credential-bearing headers: httpx logs each request's full URL at INFO, httpcore each
     response's headers at DEBUG (a redirect's ``Location`` is a signed link)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str) and "(b'" in record.msg:
-            record.msg = redact_headers_in(record.msg)
-        if isinstance(record.msg, str) and "://" in record.msg:
-            record.msg = redact_urls_in(record.msg)
+        if isinstance(record.msg, str):
+            if "(b'" in record.msg:
+                record.msg = _SECRET_HEADER.sub(rf"\g<1>b'{MASK}'", record.msg)
+            if "://" in record.msg:
+                record.msg = redact_urls_in(record.msg)
         if isinstance(record.args, tuple):
             record.args = tuple(_scrub(arg) for arg in record.args)
         elif isinstance(record.args, dict):

@@ -13,14 +13,11 @@ T = TypeVar("T")
 
 
 def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, with SIGTERM taken as asyncio takes Ctrl-C, and the result kept
-    off the main task (the runner formats the task into a message when it restores
-    signals: a whole site's resolution costs tens of milliseconds).
-
-    The command line's SIGTERM handler raises: inside whichever task runs, asyncio would
-    print "Task exception was never retrieved". So while the loop runs SIGTERM cancels the
-    main task, and the program's handler is called once the loop is closed.
-    """
+    """``asyncio.run``, SIGTERM taken as Ctrl-C: while the loop runs it cancels the main
+    task, and the program's handler (it raises: inside a task asyncio would print "Task
+    exception was never retrieved") is called once the loop is closed. The result is kept
+    off the main task, which the runner formats into a message on exit (tens of ms for a
+    whole site's resolution)."""
     import asyncio  # only when the service or the shared cache is asked
 
     box: list[T] = []

@@ -49,13 +49,9 @@ SANDBOX_MEDIA_URL = "http://127.0.0.1:8766"  # `mediashortcodes sandbox` on its 
 
 
 def embed_urls(config: Config) -> tuple[str, str]:
-    """The (player_url, static_url) that go into published pages.
-
-    An embedded sandbox lives one build, on ports that change every run: its pages point at
-    the standalone sandbox's fixed address instead (reproducible builds). Either may be
-    empty; a renderer then refuses a video naming the setting (see
-    :func:`~mediashortcodes.config.require_embed_urls`).
-    """
+    """The (player_url, static_url) of published pages: with an embedded sandbox (ports
+    change every run) the standalone sandbox's fixed address, for reproducible builds.
+    Either may be empty (:func:`~mediashortcodes.config.require_embed_urls` refuses it)."""
     service = config.service
     if service.sandbox:
         return service.player_url or SANDBOX_MEDIA_URL, service.static_url or SANDBOX_MEDIA_URL
