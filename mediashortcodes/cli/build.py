@@ -12,8 +12,7 @@ from .. import config as config_mod
 from ..config import Config
 from ..errors import ConfigError, MediaShortcodesError
 from .base import base_url_option, cli, handle_errors, jobs_option
-from .output import progress_bar, quiet, say, warn
-from .problems import Outcome, format_option, reported
+from .output import Outcome, format_option, progress_bar, quiet, reported, say, warn
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache

@@ -12,8 +12,7 @@ from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
 from .base import cli, handle_errors
-from .output import progress_bar, quiet, warn
-from .problems import Outcome, format_option, reported
+from .output import Outcome, format_option, progress_bar, quiet, reported, warn
 
 if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
     from ..usage.reporting import ReportResult
