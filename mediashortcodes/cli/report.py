@@ -110,28 +110,8 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
 )
 @format_option
 @handle_errors
-def report(
-    site: Path,
-    dry_run: bool,
-    send_all: bool,
-    previous: str | None,
-    previous_missing: str,
-    output: Path | None,
-    state_path: Path | None,
-    jobs: int,
-    output_format: str,
-) -> None:
+def report(site: Path, output: Path | None, output_format: str, **options: Any) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
     with reported("report", output_format) as outcome:
         config, built = site_config(site)
-        run_report(
-            config,
-            output=output or built,
-            state_path=state_path,
-            previous=previous,
-            dry_run=dry_run,
-            send_all=send_all,
-            jobs=jobs,
-            previous_missing=previous_missing,
-            outcome=outcome,
-        )
+        run_report(config, output=output or built, outcome=outcome, **options)
