@@ -158,7 +158,7 @@ class Config:
             return Path(env).expanduser().resolve()
         if self.cache.dir:
             return self.path(self.cache.dir)
-        return default_cache_dir()
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mediashortcodes"
 
     @property
     def usage_state_path(self) -> Path:
@@ -166,11 +166,6 @@ class Config:
 
     def with_service(self, **changes: Any) -> Config:
         return replace(self, service=replace(self.service, **changes))
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mediashortcodes"
 
 
 _SECTIONS: dict[str, type] = {
@@ -352,36 +347,32 @@ _TRUTHS = {
     **dict.fromkeys(("1", "true", "yes", "on"), True),
     **dict.fromkeys(("0", "false", "no", "off"), False),
 }
+_ENV_VALUES = (
+    ("service", "base_url", ENV_BASE_URL),
+    ("service", "player_url", ENV_PLAYER_URL),
+    ("service", "static_url", ENV_STATIC_URL),
+    ("cache", "remote", ENV_CACHE_REMOTE),
+    ("cache", "remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT),
+)
+_ENV_FLAGS = (("read_only", ENV_CACHE_READ_ONLY), ("remote_write", ENV_CACHE_REMOTE_WRITE))
 
 
-def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
+def apply_env(config: Config) -> Config:
     """The service URLs and cache settings from the environment, checked like the file's."""
-    env = os.environ if env is None else env
-    service: dict[str, Any] = {}
-    cache: dict[str, Any] = {}
-    for changes, key, var in (
-        (service, "base_url", ENV_BASE_URL),
-        (service, "player_url", ENV_PLAYER_URL),
-        (service, "static_url", ENV_STATIC_URL),
-        (cache, "remote", ENV_CACHE_REMOTE),
-        (cache, "remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT),
-    ):
-        if value := env.get(var, "").strip():
-            if changes is cache:
-                _check_value("cache", key, value, var)
-            changes[key] = value
-    for key, var in (("read_only", ENV_CACHE_READ_ONLY), ("remote_write", ENV_CACHE_REMOTE_WRITE)):
-        if flag := env.get(var, "").strip().lower():
+    changes: dict[str, dict[str, Any]] = {"service": {}, "cache": {}}
+    for name, key, var in _ENV_VALUES:
+        if value := os.environ.get(var, "").strip():
+            _check_value(name, key, value, var)
+            changes[name][key] = value
+    for key, var in _ENV_FLAGS:
+        if flag := os.environ.get(var, "").strip().lower():
             if flag not in _TRUTHS:
                 raise ConfigError(
-                    f"{var} must be 1, true, yes or on (or 0, false, no, off), got {env[var]!r}"
+                    f"{var} must be 1, true, yes or on (or 0, false, no, off), "
+                    f"got {os.environ[var]!r}"
                 )
-            cache[key] = _TRUTHS[flag]
-    return replace(
-        config,
-        service=replace(config.service, **service),
-        cache=replace(config.cache, **cache),
-    )
+            changes["cache"][key] = _TRUTHS[flag]
+    return replace(config, **{n: replace(getattr(config, n), **c) for n, c in changes.items()})
 
 
 def load(site: str | Path | None = None) -> Config:
