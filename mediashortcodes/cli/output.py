@@ -367,7 +367,7 @@ def reported(command: str, output_format: str) -> Iterator[Outcome]:
     except MediaShortcodesError as exc:
         outcome.stopped_by(exc)
         _emit(outcome, output_format)
-        raise  # the error on stderr and its exit code, from handle_errors
+        raise  # the error on stderr and its exit code, from base.Commands
     except click.exceptions.Exit as exc:  # a report with failed pages: exit 1, listed
         outcome.exit_code = exc.exit_code
         _emit(outcome, output_format)

@@ -9,7 +9,7 @@ import click
 
 from .. import config as config_module
 from ..picker.i18n import DEFAULT_LOCALE, LOCALES
-from .base import cli, handle_errors
+from .base import cli
 
 
 def wait_until_interrupted() -> None:
@@ -34,7 +34,6 @@ def wait_until_interrupted() -> None:
     show_default=True,
     help="Language of the page.",
 )
-@handle_errors
 def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
     """Browse the service's files in a local page and copy their shortcodes.
 

@@ -11,7 +11,7 @@ import click
 from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
-from .base import cli, handle_errors
+from .base import cli
 from .output import Outcome, format_option, progress_bar, quiet, reported, warn
 
 if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
@@ -109,7 +109,6 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
     help="Pages reported at the same time.",
 )
 @format_option
-@handle_errors
 def report(site: Path, output: Path | None, output_format: str, **options: Any) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
     with reported("report", output_format) as outcome:

@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
-from .base import cli, handle_errors
+from .base import cli
 from .listing import table
 
 DEFAULT_PORT = 8765
@@ -64,7 +64,6 @@ DEFAULT_PORT = 8765
     help="Serve a synthetic library of IMAGES small images (for benchmarks) instead of the demo.",
 )
 @click.pass_context
-@handle_errors
 def sandbox(
     ctx: click.Context,
     port: int,
@@ -190,7 +189,6 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--pages", is_flag=True, help="Show which page uses which files now.")
 @_JSON
 @click.pass_context
-@handle_errors
 def usages(
     ctx: click.Context, port: int | None, url: str | None, pages: bool, as_json: bool
 ) -> None:
@@ -209,7 +207,6 @@ def usages(
 @_URL
 @_JSON
 @click.pass_context
-@handle_errors
 def stats(ctx: click.Context, port: int | None, url: str | None, as_json: bool) -> None:
     """Show how many requests a running sandbox has answered, per endpoint."""
     data = _fetch(ctx, port, url, "/_sandbox/stats")
