@@ -4,6 +4,7 @@ codes (EPILOG)."""
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -128,6 +129,12 @@ add_output_options(cli)
 
 def _terminate(signum: int, frame: Any) -> None:
     raise Terminated
+
+
+def wait_until_interrupted() -> None:
+    """Block until Ctrl-C or SIGTERM (:func:`run`) raise KeyboardInterrupt."""
+    while True:
+        time.sleep(0.5)  # short sleeps: Windows delivers Ctrl-C between them
 
 
 def run(group: click.Group) -> None:

@@ -3,11 +3,10 @@ public values), and look into a running one (``usages``, ``stats``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import signal
 import sys
-import threading
 from typing import Any
 
 import click
@@ -15,7 +14,7 @@ from click.core import ParameterSource
 
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
-from .base import cli
+from .base import cli, wait_until_interrupted
 from .listing import table
 
 DEFAULT_PORT = 8765
@@ -104,7 +103,8 @@ def sandbox(
     with emulator:
         click.echo(banner(emulator))
         sys.stdout.flush()
-        wait_for_interrupt()
+        with contextlib.suppress(KeyboardInterrupt):
+            wait_until_interrupted()
     click.echo("sandbox stopped", err=True)
 
 
@@ -123,23 +123,6 @@ def banner(emulator: Any) -> str:
         "Press Ctrl-C to stop.",
     ]
     return "\n".join(lines)
-
-
-def wait_for_interrupt() -> None:
-    """Block until Ctrl-C or SIGTERM."""
-    stopped = threading.Event()
-
-    def stop(signum: int, frame: Any) -> None:
-        stopped.set()
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        while not stopped.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _fetch(ctx: click.Context, port: int | None, url: str | None, path: str) -> Any:
