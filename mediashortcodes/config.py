@@ -454,11 +454,6 @@ def require_site_base_url(config: Config) -> None:
     )
 
 
-def listed(names: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _shown_source(config: Config) -> str:
     where = config.source
     if where.endswith(".toml") and not Path(where).exists():
@@ -474,8 +469,9 @@ def credentials_from_env(env: Mapping[str, str] | None = None) -> Credentials:
     missing = [var for var in names if not values[var]]
     if missing:
         plural = "s" if len(missing) > 1 else ""
+        listed = ", ".join(missing[:-1]) + " and " if plural else ""
         raise ConfigError(
             f"missing credential{plural}: set the environment variable{plural} "
-            f"{listed(missing)} (credentials come from the environment, never from files)"
+            f"{listed}{missing[-1]} (credentials come from the environment, never from files)"
         )
     return Credentials(values[ENV_CLIENT_ID], values[ENV_CLIENT_SECRET], values[ENV_REFRESH_TOKEN])

@@ -209,12 +209,9 @@ class OutputGroup(click.Group):
 
 
 def add_output_options(command: click.Command) -> None:
-    """Give ``command`` and every command under it ``-v/--verbose`` and ``-q/--quiet``."""
+    """Give ``command`` ``-v/--verbose`` and ``-q/--quiet``."""
     names = {name for param in command.params for name in param.opts}
     command.params.extend(option for option in (VERBOSE, QUIET) if option.opts[0] not in names)
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            add_output_options(sub)
 
 
 format_option = click.option(
@@ -346,14 +343,10 @@ def _annotation(kind: str, problem: Problem) -> str:
     return f"::{kind} {','.join(props)}::{_escape(problem.message)}"
 
 
-def in_github_actions() -> bool:
-    return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
 def _emit(outcome: Outcome, output_format: str) -> None:
     if output_format == "json":
         click.echo(outcome.to_json())
-    elif in_github_actions():
+    elif os.environ.get("GITHUB_ACTIONS") == "true":
         for line in outcome.annotations():
             click.echo(line)
 
