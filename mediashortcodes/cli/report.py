@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -14,15 +14,20 @@ from ..errors import EXIT_PROBLEMS
 from .base import cli
 from .output import Outcome, format_option, progress_bar, quiet, reported, warn
 
-if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
-    from ..usage.reporting import ReportResult
 
+def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
+    """Report (``options`` of :func:`report_site`), print it, exit 1 when a page failed;
+    with ``--format json``, the warnings and failures only, on stderr."""
+    from ..usage.reporting import USAGES_PATH, report_site, usage_warnings
 
-def print_report(result: ReportResult, *, stdout: bool = True) -> int:
-    """Print a report's outcome and return the exit code; ``stdout=False`` (``--format
-    json``): the warnings and failures only, on stderr."""
-    from ..usage.reporting import USAGES_PATH
-
+    warnings = usage_warnings(config)
+    for warning in warnings:
+        warn(warning)
+    with progress_bar("reporting pages") as progress:
+        result = report_site(config, progress=progress, **options)
+    if outcome is not None:
+        outcome.reported(result, warnings)
+    stdout = outcome is None or not outcome.json
     for warning in result.warnings:
         warn(warning)
     if result.dry_run and stdout:
@@ -34,24 +39,7 @@ def print_report(result: ReportResult, *, stdout: bool = True) -> int:
         click.echo("failed pages (run the report again to send them):", err=True)
         for failure in result.failed:
             click.echo(f"  {failure.url}: {failure.error}", err=True)
-        return EXIT_PROBLEMS
-    return 0
-
-
-def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
-    """Report (``options`` of :func:`report_site`), print it, exit 1 when a page failed."""
-    from ..usage.reporting import report_site, usage_warnings
-
-    warnings = usage_warnings(config)
-    for warning in warnings:
-        warn(warning)
-    with progress_bar("reporting pages") as progress:
-        result = report_site(config, progress=progress, **options)
-    if outcome is not None:
-        outcome.reported(result, warnings)
-    code = print_report(result, stdout=outcome is None or not outcome.json)
-    if code:
-        raise click.exceptions.Exit(code)
+        raise click.exceptions.Exit(EXIT_PROBLEMS)
 
 
 def site_config(site: Path) -> tuple[Config, Path | None]:
