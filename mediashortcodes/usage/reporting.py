@@ -84,10 +84,6 @@ class ReportResult:
     warnings: tuple[str, ...] = ()
 
     @property
-    def ok(self) -> bool:
-        return not self.failed
-
-    @property
     def pages_reported(self) -> int:
         failed = {f.url for f in self.failed}
         return len({r.url for r in self.requests} - failed)
