@@ -432,12 +432,12 @@ def _require_urls(config: Config, keys: tuple[tuple[str, str], ...], purpose: st
             )
 
 
-def with_site_base_url(config: Config, base_url: str, shown: str = "--base-url") -> Config:
+def with_site_base_url(config: Config, base_url: str) -> Config:
     """``config`` with ``[site] base_url`` replaced for one build (a deploy preview)."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(
-            f"{shown} must be an absolute http(s) URL such as https://preview.example.org, "
+            "--base-url must be an absolute http(s) URL such as https://preview.example.org, "
             f"got {base_url!r}"
         )
     return replace(config, site=replace(config.site, base_url=base_url))
