@@ -158,7 +158,7 @@ class Config:
             return Path(env).expanduser().resolve()
         if self.cache.dir:
             return self.path(self.cache.dir)
-        return default_cache_dir()
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mediashortcodes"
 
     @property
     def usage_state_path(self) -> Path:
@@ -166,11 +166,6 @@ class Config:
 
     def with_service(self, **changes: Any) -> Config:
         return replace(self, service=replace(self.service, **changes))
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mediashortcodes"
 
 
 _SECTIONS: dict[str, type] = {
@@ -352,36 +347,32 @@ _TRUTHS = {
     **dict.fromkeys(("1", "true", "yes", "on"), True),
     **dict.fromkeys(("0", "false", "no", "off"), False),
 }
+_ENV_VALUES = (
+    ("service", "base_url", ENV_BASE_URL),
+    ("service", "player_url", ENV_PLAYER_URL),
+    ("service", "static_url", ENV_STATIC_URL),
+    ("cache", "remote", ENV_CACHE_REMOTE),
+    ("cache", "remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT),
+)
+_ENV_FLAGS = (("read_only", ENV_CACHE_READ_ONLY), ("remote_write", ENV_CACHE_REMOTE_WRITE))
 
 
-def apply_env(config: Config, env: Mapping[str, str] | None = None) -> Config:
+def apply_env(config: Config) -> Config:
     """The service URLs and cache settings from the environment, checked like the file's."""
-    env = os.environ if env is None else env
-    service: dict[str, Any] = {}
-    cache: dict[str, Any] = {}
-    for changes, key, var in (
-        (service, "base_url", ENV_BASE_URL),
-        (service, "player_url", ENV_PLAYER_URL),
-        (service, "static_url", ENV_STATIC_URL),
-        (cache, "remote", ENV_CACHE_REMOTE),
-        (cache, "remote_endpoint", ENV_CACHE_REMOTE_ENDPOINT),
-    ):
-        if value := env.get(var, "").strip():
-            if changes is cache:
-                _check_value("cache", key, value, var)
-            changes[key] = value
-    for key, var in (("read_only", ENV_CACHE_READ_ONLY), ("remote_write", ENV_CACHE_REMOTE_WRITE)):
-        if flag := env.get(var, "").strip().lower():
+    changes: dict[str, dict[str, Any]] = {"service": {}, "cache": {}}
+    for name, key, var in _ENV_VALUES:
+        if value := os.environ.get(var, "").strip():
+            _check_value(name, key, value, var)
+            changes[name][key] = value
+    for key, var in _ENV_FLAGS:
+        if flag := os.environ.get(var, "").strip().lower():
             if flag not in _TRUTHS:
                 raise ConfigError(
-                    f"{var} must be 1, true, yes or on (or 0, false, no, off), got {env[var]!r}"
+                    f"{var} must be 1, true, yes or on (or 0, false, no, off), "
+                    f"got {os.environ[var]!r}"
                 )
-            cache[key] = _TRUTHS[flag]
-    return replace(
-        config,
-        service=replace(config.service, **service),
-        cache=replace(config.cache, **cache),
-    )
+            changes["cache"][key] = _TRUTHS[flag]
+    return replace(config, **{n: replace(getattr(config, n), **c) for n, c in changes.items()})
 
 
 def load(site: str | Path | None = None) -> Config:
@@ -441,12 +432,12 @@ def _require_urls(config: Config, keys: tuple[tuple[str, str], ...], purpose: st
             )
 
 
-def with_site_base_url(config: Config, base_url: str, shown: str = "--base-url") -> Config:
+def with_site_base_url(config: Config, base_url: str) -> Config:
     """``config`` with ``[site] base_url`` replaced for one build (a deploy preview)."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(
-            f"{shown} must be an absolute http(s) URL such as https://preview.example.org, "
+            "--base-url must be an absolute http(s) URL such as https://preview.example.org, "
             f"got {base_url!r}"
         )
     return replace(config, site=replace(config.site, base_url=base_url))
@@ -461,11 +452,6 @@ def require_site_base_url(config: Config) -> None:
         "URL, so reporting needs the site's public address; set it there, for example "
         '[site] base_url = "https://www.your-site.example"'
     )
-
-
-def listed(names: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _shown_source(config: Config) -> str:
@@ -483,8 +469,9 @@ def credentials_from_env(env: Mapping[str, str] | None = None) -> Credentials:
     missing = [var for var in names if not values[var]]
     if missing:
         plural = "s" if len(missing) > 1 else ""
+        listed = ", ".join(missing[:-1]) + " and " if plural else ""
         raise ConfigError(
             f"missing credential{plural}: set the environment variable{plural} "
-            f"{listed(missing)} (credentials come from the environment, never from files)"
+            f"{listed}{missing[-1]} (credentials come from the environment, never from files)"
         )
     return Credentials(values[ENV_CLIENT_ID], values[ENV_CLIENT_SECRET], values[ENV_REFRESH_TOKEN])

@@ -34,12 +34,13 @@ __all__ = [
 ]
 
 
-def write_atomic(path: Path, data: bytes, *, mode: int = 0o666, durable: bool = False) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``. The
-    mode is ``mode`` less the umask (a web server may read it); ``durable`` fsyncs first."""
+    mode is a plain file's, 0o666 less the umask (a web server may read it); ``durable``
+    fsyncs first."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)

@@ -4,6 +4,7 @@ codes (EPILOG)."""
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -36,21 +37,18 @@ class CommandError(click.ClickException):
         click.echo(error_line(self.format_message()), err=True)
 
 
-def handle_errors(func: F) -> F:
-    """Turn the package's errors into ClickExceptions with the contract's exit codes."""
+class Commands(OutputGroup):
+    """The group, its subgroups too: the package's errors become the contract's exit codes."""
 
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def invoke(self, ctx: click.Context) -> Any:
         try:
-            return func(*args, **kwargs)
+            return super().invoke(ctx)
         except MediaShortcodesError as exc:
             raise CommandError(message_for(exc), exit_code_for(exc)) from None
         except Terminated:
             raise CommandError("terminated", EXIT_TERMINATED) from None
         except KeyboardInterrupt:
             raise CommandError("interrupted", EXIT_INTERRUPTED) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 EPILOG = """\b
@@ -113,9 +111,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group(
-    cls=OutputGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG
-)
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
 @click.option(
     "--version",
     is_flag=True,
@@ -133,6 +129,12 @@ add_output_options(cli)
 
 def _terminate(signum: int, frame: Any) -> None:
     raise Terminated
+
+
+def wait_until_interrupted() -> None:
+    """Block until Ctrl-C or SIGTERM (:func:`run`) raise KeyboardInterrupt."""
+    while True:
+        time.sleep(0.5)  # short sleeps: Windows delivers Ctrl-C between them
 
 
 def run(group: click.Group) -> None:

@@ -11,9 +11,8 @@ import click
 from .. import config as config_mod
 from ..config import Config
 from ..errors import ConfigError, MediaShortcodesError
-from .base import base_url_option, cli, handle_errors, jobs_option
-from .output import progress_bar, quiet, say, warn
-from .problems import Outcome, format_option, reported
+from .base import base_url_option, cli, jobs_option
+from .output import Outcome, format_option, progress_bar, quiet, reported, say, warn
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
@@ -91,7 +90,6 @@ def _run(builder: SiteBuilder, outcome: Outcome, label: str = "resolving media")
     f"only; also [cache] remote_write, {config_mod.ENV_CACHE_REMOTE_WRITE}=1).",
 )
 @format_option
-@handle_errors
 def build(
     site: str,
     output: Path | None,
@@ -152,7 +150,6 @@ def build(
 @click.option("--offline", is_flag=True, help="Check the shortcode syntax only, no service.")
 @jobs_option
 @format_option
-@handle_errors
 def check(site: str, offline: bool, jobs: int | None, output_format: str) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
     from ..site.builder import BuildOptions, SiteBuilder, counted
@@ -195,7 +192,6 @@ def _site_cache(site: str) -> tuple[Config, MediaCache]:
 
 @cache.command("info")
 @SITE
-@handle_errors
 def cache_info(site: str) -> None:
     """Show where the cache is and what it holds."""
     config, media_cache = _site_cache(site)
@@ -207,7 +203,6 @@ def cache_info(site: str) -> None:
 
 @cache.command("verify")
 @SITE
-@handle_errors
 def cache_verify(site: str) -> None:
     """Check every record and image of the cache; remove what fails (and say so).
 
@@ -229,7 +224,6 @@ def cache_verify(site: str) -> None:
 
 @cache.command("clear")
 @SITE
-@handle_errors
 def cache_clear(site: str) -> None:
     """Remove everything this site's service has in the cache."""
     media_cache = _site_cache(site)[1]

@@ -7,14 +7,13 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .base import cli, handle_errors
+from .base import cli
 
 
 @cli.command("finish", short_help="Resolve the shortcodes of a site Zensical built.")
 @click.argument("project", required=False, default=".", type=click.Path(path_type=Path))
 @click.option("--offline", is_flag=True, help="Use only the cache; name every miss.")
 @click.option("--refresh", is_flag=True, help="Re-check every file's metadata with the service.")
-@handle_errors
 def finish(project: Path, offline: bool, refresh: bool) -> None:
     """Finish the site built from PROJECT (the folder of mkdocs.yml or zensical.toml) with
     the Python-Markdown extension: resolve every shortcode of every page at once, publish

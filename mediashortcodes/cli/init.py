@@ -7,14 +7,13 @@ from pathlib import Path
 import click
 
 from ..site.scaffold import write_new_site
-from .base import cli, handle_errors
+from .base import cli
 
 
 @cli.command(short_help="Write a minimal working site into DIR.")
 @click.argument(
     "folder", metavar="[DIR]", required=False, default=".", type=click.Path(path_type=Path)
 )
-@handle_errors
 def init(folder: Path) -> None:
     """Write a minimal working site into DIR (default: the current directory): a config that
     builds against the built-in sandbox, a layout, a stylesheet, a page with an image and a

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import click
 
 from .. import config as config_module
 from ..picker.i18n import DEFAULT_LOCALE, LOCALES
-from .base import cli, handle_errors
-
-
-def wait_until_interrupted() -> None:
-    """Block until Ctrl-C (a test replaces this to visit the page and stop)."""
-    threading.Event().wait()
+from .base import cli, wait_until_interrupted
 
 
 @cli.command("pick", short_help="Browse files in a local page and copy their shortcodes.")
@@ -34,7 +28,6 @@ def wait_until_interrupted() -> None:
     show_default=True,
     help="Language of the page.",
 )
-@handle_errors
 def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
     """Browse the service's files in a local page and copy their shortcodes.
 

@@ -4,26 +4,30 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
-from .base import cli, handle_errors
-from .output import progress_bar, quiet, warn
-from .problems import Outcome, format_option, reported
-
-if TYPE_CHECKING:  # the reporting client (httpx) is imported when a report runs
-    from ..usage.reporting import ReportResult
+from .base import cli
+from .output import Outcome, format_option, progress_bar, quiet, reported, warn
 
 
-def print_report(result: ReportResult, *, stdout: bool = True) -> int:
-    """Print a report's outcome and return the exit code; ``stdout=False`` (``--format
-    json``): the warnings and failures only, on stderr."""
-    from ..usage.reporting import USAGES_PATH
+def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
+    """Report (``options`` of :func:`report_site`), print it, exit 1 when a page failed;
+    with ``--format json``, the warnings and failures only, on stderr."""
+    from ..usage.reporting import USAGES_PATH, report_site, usage_warnings
 
+    warnings = usage_warnings(config)
+    for warning in warnings:
+        warn(warning)
+    with progress_bar("reporting pages") as progress:
+        result = report_site(config, progress=progress, **options)
+    if outcome is not None:
+        outcome.reported(result, warnings)
+    stdout = outcome is None or not outcome.json
     for warning in result.warnings:
         warn(warning)
     if result.dry_run and stdout:
@@ -35,24 +39,7 @@ def print_report(result: ReportResult, *, stdout: bool = True) -> int:
         click.echo("failed pages (run the report again to send them):", err=True)
         for failure in result.failed:
             click.echo(f"  {failure.url}: {failure.error}", err=True)
-        return EXIT_PROBLEMS
-    return 0
-
-
-def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
-    """Report (``options`` of :func:`report_site`), print it, exit 1 when a page failed."""
-    from ..usage.reporting import report_site, usage_warnings
-
-    warnings = usage_warnings(config)
-    for warning in warnings:
-        warn(warning)
-    with progress_bar("reporting pages") as progress:
-        result = report_site(config, progress=progress, **options)
-    if outcome is not None:
-        outcome.reported(result, warnings)
-    code = print_report(result, stdout=outcome is None or not outcome.json)
-    if code:
-        raise click.exceptions.Exit(code)
+        raise click.exceptions.Exit(EXIT_PROBLEMS)
 
 
 def site_config(site: Path) -> tuple[Config, Path | None]:
@@ -110,29 +97,8 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
     help="Pages reported at the same time.",
 )
 @format_option
-@handle_errors
-def report(
-    site: Path,
-    dry_run: bool,
-    send_all: bool,
-    previous: str | None,
-    previous_missing: str,
-    output: Path | None,
-    state_path: Path | None,
-    jobs: int,
-    output_format: str,
-) -> None:
+def report(site: Path, output: Path | None, output_format: str, **options: Any) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""
     with reported("report", output_format) as outcome:
         config, built = site_config(site)
-        run_report(
-            config,
-            output=output or built,
-            state_path=state_path,
-            previous=previous,
-            dry_run=dry_run,
-            send_all=send_all,
-            jobs=jobs,
-            previous_missing=previous_missing,
-            outcome=outcome,
-        )
+        run_report(config, output=output or built, outcome=outcome, **options)

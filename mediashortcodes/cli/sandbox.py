@@ -3,11 +3,10 @@ public values), and look into a running one (``usages``, ``stats``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import signal
 import sys
-import threading
 from typing import Any
 
 import click
@@ -15,7 +14,7 @@ from click.core import ParameterSource
 
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
-from .base import cli, handle_errors
+from .base import cli, wait_until_interrupted
 from .listing import table
 
 DEFAULT_PORT = 8765
@@ -64,7 +63,6 @@ DEFAULT_PORT = 8765
     help="Serve a synthetic library of IMAGES small images (for benchmarks) instead of the demo.",
 )
 @click.pass_context
-@handle_errors
 def sandbox(
     ctx: click.Context,
     port: int,
@@ -105,7 +103,8 @@ def sandbox(
     with emulator:
         click.echo(banner(emulator))
         sys.stdout.flush()
-        wait_for_interrupt()
+        with contextlib.suppress(KeyboardInterrupt):
+            wait_until_interrupted()
     click.echo("sandbox stopped", err=True)
 
 
@@ -124,23 +123,6 @@ def banner(emulator: Any) -> str:
         "Press Ctrl-C to stop.",
     ]
     return "\n".join(lines)
-
-
-def wait_for_interrupt() -> None:
-    """Block until Ctrl-C or SIGTERM."""
-    stopped = threading.Event()
-
-    def stop(signum: int, frame: Any) -> None:
-        stopped.set()
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        while not stopped.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _fetch(ctx: click.Context, port: int | None, url: str | None, path: str) -> Any:
@@ -190,7 +172,6 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--pages", is_flag=True, help="Show which page uses which files now.")
 @_JSON
 @click.pass_context
-@handle_errors
 def usages(
     ctx: click.Context, port: int | None, url: str | None, pages: bool, as_json: bool
 ) -> None:
@@ -209,7 +190,6 @@ def usages(
 @_URL
 @_JSON
 @click.pass_context
-@handle_errors
 def stats(ctx: click.Context, port: int | None, url: str | None, as_json: bool) -> None:
     """Show how many requests a running sandbox has answered, per endpoint."""
     data = _fetch(ctx, port, url, "/_sandbox/stats")

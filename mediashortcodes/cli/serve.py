@@ -7,7 +7,7 @@ from dataclasses import replace
 import click
 
 from ..serve import LOOPBACK  # the package alone: the server is imported when it runs
-from .base import Terminated, cli, handle_errors, jobs_option
+from .base import Terminated, cli, jobs_option
 from .build import SITE, load_site
 
 
@@ -30,7 +30,6 @@ from .build import SITE, load_site
     metavar="ADDRESS",
     help="Interface to listen on. Any other than 127.0.0.1 lets other machines see the preview.",
 )
-@handle_errors
 def serve(site: str, port: int, open_browser: bool, jobs: int | None, bind: str) -> None:
     """Build SITE, serve it on 127.0.0.1, and rebuild it and reload the open pages whenever a
     file in content/, templates/, static/ or mediashortcodes.toml changes.

@@ -17,7 +17,7 @@ from ..config import Config
 from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError
 from ..fileio import write_atomic
 from ..records import Crop
-from .base import CommandError, cli, handle_errors, site_argument
+from .base import CommandError, cli, site_argument
 from .listing import files_text, folders_text, formats_text, to_json
 
 if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
@@ -51,7 +51,6 @@ def connected(site: Path) -> Iterator[tuple[Config, Client]]:
 @cli.command()
 @site_argument
 @json_option
-@handle_errors
 def folders(site: Path, as_json: bool) -> None:
     """List the folders this integration may see, as a tree."""
     with connected(site) as (_, client):
@@ -63,7 +62,6 @@ def folders(site: Path, as_json: bool) -> None:
 @click.argument("folder_id", type=int)
 @site_argument
 @json_option
-@handle_errors
 def files(folder_id: int, site: Path, as_json: bool) -> None:
     """List the files of folder FOLDER_ID."""
     with connected(site) as (_, client), unknown_id_is_a_usage_error():
@@ -75,7 +73,6 @@ def files(folder_id: int, site: Path, as_json: bool) -> None:
 @click.argument("query")
 @site_argument
 @json_option
-@handle_errors
 def search(query: str, site: Path, as_json: bool) -> None:
     """Search files by a text QUERY."""
     if not query.strip():
@@ -88,7 +85,6 @@ def search(query: str, site: Path, as_json: bool) -> None:
 @cli.command()
 @site_argument
 @json_option
-@handle_errors
 def formats(site: Path, as_json: bool) -> None:
     """List the predefined formats (ids and names usable as FORMAT)."""
     with connected(site) as (_, client):
@@ -165,7 +161,6 @@ def format_from_spec(spec: str | None, client: Client) -> int:
     help="File to write, or an existing folder to write <id>-<format>.<ext> into.",
 )
 @site_argument
-@handle_errors
 def download(
     file_id: int,
     format_spec: str | None,

@@ -84,10 +84,6 @@ class ReportResult:
     warnings: tuple[str, ...] = ()
 
     @property
-    def ok(self) -> bool:
-        return not self.failed
-
-    @property
     def pages_reported(self) -> int:
         failed = {f.url for f in self.failed}
         return len({r.url for r in self.requests} - failed)
@@ -407,19 +403,17 @@ def report_site(
     *,
     manifest: Manifest | None = None,
     output: Path | None = None,
-    state_path: str | Path | None = None,
     previous: str | Path | Manifest | None = None,
     dry_run: bool = False,
-    send_all: bool = False,
-    jobs: int = 8,
-    today: dt.date | None = None,
     progress: Callable[[int, int], None] | None = None,
     previous_missing: str = "fail",
+    **options: Any,
 ) -> ReportResult:
     """Report for the CLI and ``build --report``: the manifest in ``output`` unless given
     (one for another base_url is refused); ``previous_missing="ok"`` falls back to the
-    state. The service is opened only when there is something to send (no credentials
-    needed otherwise)."""
+    state; ``options`` (``state_path``, ``send_all``, ``jobs``, ``today``) go to
+    :func:`report_usage`. The service is opened only when there is something to send (no
+    credentials needed otherwise)."""
     if not config.usage.enabled:
         return ReportResult(disabled=True)
     require_site_base_url(config)
@@ -434,9 +428,7 @@ def report_site(
                 raise
             previous = None  # a first deploy
             notes = (f"{exc.what}; --previous-missing ok: reporting against the usage state",)
-    options: dict[str, Any] = dict(
-        state_path=state_path, previous=previous, send_all=send_all, jobs=jobs, today=today
-    )
+    options["previous"] = previous
     result = run_returning(report_usage(config, manifest, client=None, dry_run=True, **options))
     if not dry_run and result.requests:
         from ..client.service import open_service

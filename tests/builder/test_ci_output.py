@@ -135,7 +135,7 @@ def test_under_github_actions_problems_are_annotations_on_stdout(
 
 
 def test_an_annotation_cannot_be_split_into_a_second_command() -> None:
-    from mediashortcodes.cli.problems import Outcome
+    from mediashortcodes.cli.output import Outcome
     from mediashortcodes.errors import Problem
 
     hostile = Problem("a,b:c.md", 2, 0, "50% done\n::add-mask::x", "media")

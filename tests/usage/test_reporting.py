@@ -155,7 +155,7 @@ async def test_a_failed_page_is_listed_kept_out_of_the_state_and_sent_next_time(
     manifest = site_manifest(a=("A", [1]), b=("B", [2]))
     failing = RecordingClient(failing={f"{SITE}/b/": ServerError("the service answered 503")})
     result = await report(config, manifest, failing)
-    assert not result.ok
+    assert result.failed
     assert [(f.url, f.error) for f in result.failed] == [(f"{SITE}/b/", "the service answered 503")]
     assert (
         result.summary() == "1 page reported (1 addition, 0 removals), 0 unchanged, 1 page failed"
@@ -165,7 +165,7 @@ async def test_a_failed_page_is_listed_kept_out_of_the_state_and_sent_next_time(
     assert state[f"{SITE}/b/"] == PageUsage("B", (), pending=(2,))
 
     client = RecordingClient()
-    assert (await report(config, manifest, client)).ok
+    assert not (await report(config, manifest, client)).failed
     assert [b["web"]["page"] for b in client.received] == [f"{SITE}/b/"]
 
 
@@ -381,11 +381,11 @@ async def test_an_addition_whose_answer_was_lost_is_removed_once_its_page_goes(
     await report(config, site_manifest(a=("A", [1])))
     lost = LosesAnswers()
     result = await report(config, site_manifest(a=("A", [1]), teaser=("Teaser", [7])), lost)
-    assert not result.ok
+    assert result.failed
     assert [b["web"]["page"] for b in lost.received] == [f"{SITE}/teaser/"]  # the service has it
 
     client = RecordingClient()
-    assert (await report(config, site_manifest(a=("A", [1])), client)).ok
+    assert not (await report(config, site_manifest(a=("A", [1])), client)).failed
     assert [(b["web"]["page"], b["id"], b["removed"]) for b in client.received] == [
         (f"{SITE}/teaser/", [7], "true")
     ]
@@ -396,7 +396,7 @@ async def test_an_addition_whose_answer_was_lost_is_sent_again_while_used(config
     manifest = site_manifest(a=("A", [1, 2]))
     await report(config, manifest, LosesAnswers())
     client = RecordingClient()
-    assert (await report(config, manifest, client)).ok
+    assert not (await report(config, manifest, client)).failed
     assert [b["id"] for b in client.received] == [[1, 2]]
     assert state_of(config).pages[f"{SITE}/a/"] == PageUsage("A", (1, 2))
 
@@ -405,10 +405,10 @@ async def test_a_failed_send_all_is_sent_again_by_a_plain_report(config: Config)
     manifest = site_manifest(a=("A", [1]), b=("B", [2]))
     await report(config, manifest)
     failing = RecordingClient(failing={f"{SITE}/b/": ServerError("503")})
-    assert not (await report(config, manifest, failing, send_all=True)).ok
+    assert (await report(config, manifest, failing, send_all=True)).failed
 
     client = RecordingClient()
-    assert (await report(config, manifest, client)).ok
+    assert not (await report(config, manifest, client)).failed
     assert [(b["web"]["page"], b["id"]) for b in client.received] == [(f"{SITE}/b/", [2])]
 
 

@@ -48,7 +48,7 @@ async def test_each_report_is_a_json_post_to_the_usages_endpoint(tmp_path: Path)
     manifest = Manifest.from_pages(SITE, [(f"{SITE}/a/", "A", [4, 2])])
     async with client_from_config(cfg, SECRETS, transport=service(handler)) as client:
         result = await report_usage(cfg, manifest, client=client, today=dt.date(2024, 1, 2))
-    assert result.ok
+    assert not result.failed
     (request,) = seen
     assert (request.method, request.url.path) == ("POST", "/1/files/multiple/usages")
     assert request.headers["content-type"] == "application/json"
@@ -73,7 +73,7 @@ async def test_a_passing_server_error_is_retried_by_the_client(tmp_path: Path) -
     transport = service(lambda request: next(answers))
     async with client_from_config(cfg, SECRETS, transport=transport) as client:
         result = await report_usage(cfg, manifest, client=client)
-    assert result.ok
+    assert not result.failed
     assert result.pages_reported == 1
 
 
