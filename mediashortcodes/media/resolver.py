@@ -222,12 +222,12 @@ class _Decided:
 
 
 class _Variants:
-    """Each variant once per build: from the cache at once, else downloaded in a task."""
+    """Each variant once per build: from the cache at once (a done future, no client), else
+    downloaded in a task."""
 
     def __init__(self, assets: Assets, jobs: int) -> None:
         self.assets = assets
         self.tasks: dict[VariantKey, asyncio.Future[Stored]] = {}
-        self.cached: dict[VariantKey, Stored] = {}
         self.semaphore = asyncio.Semaphore(jobs)
 
     async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> Stored:
@@ -236,45 +236,35 @@ class _Variants:
 
     def want(self, file: File, format_id: int, crop: Crop | None) -> VariantKey:
         key = (file.id, format_id, crop)
-        if key not in self.tasks and key not in self.cached:
+        if key not in self.tasks:
             found = self.assets.cached(file, format_id, crop)
-            if found is not None:  # no task, no client
+            if found is not None:
                 self.assets.count_hit(found[0])
-                self.cached[key] = found[1]
+                self.tasks[key] = asyncio.get_running_loop().create_future()
+                self.tasks[key].set_result(found[1])
             else:
                 self.tasks[key] = asyncio.ensure_future(self._fetch(file, format_id, crop))
         return key
 
     def stored(self, key: VariantKey) -> Stored | BaseException:
-        task = self.tasks.get(key)
-        if task is None:
-            return self.cached[key]
+        task = self.tasks[key]
         return task.exception() or task.result()
 
-    def plan(self, need: _Need, base: Stored) -> list[_Candidate]:
+    async def after_base(self, need: _Need) -> list[_Candidate]:
         """The srcset candidates of ``need``, scaled from its base variant as it turned out."""
+        await asyncio.gather(self.tasks[need.key], return_exceptions=True)
+        base = self.stored(need.key)
+        if isinstance(base, BaseException):
+            return []
         crop = need.crop
-        return [
+        planned = [
             _Candidate(
                 w, self.want(need.file, -1, candidate_crop(crop, base.width, base.height, w))
             )
             for w in narrower(need.widths, base.width)
         ]
-
-    async def after_base(self, need: _Need) -> list[_Candidate]:
-        """The candidates of ``need``, planned as soon as its base variant is here."""
-        await asyncio.gather(self.tasks[need.key], return_exceptions=True)
-        base = self.stored(need.key)
-        if isinstance(base, BaseException):
-            return []
-        planned = self.plan(need, base)
-        await self.wait(c.key for c in planned)
+        await asyncio.gather(*(self.tasks[c.key] for c in planned), return_exceptions=True)
         return planned
-
-    async def wait(self, keys: Iterable[VariantKey] | None = None) -> None:
-        keys = self.tasks if keys is None else keys
-        tasks = [self.tasks[k] for k in keys if k in self.tasks]
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class Resolver:
@@ -324,15 +314,11 @@ class Resolver:
             chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]] = {}
             for need in decided.pending:
                 at = (need.key, need.widths)
-                if not need.widths or at in plans or at in chains:
-                    continue
-                if need.key in variants.cached:  # planned at once, no task
-                    plans[at] = variants.plan(need, variants.cached[need.key])
-                else:
+                if need.widths and at not in chains:
                     chains[at] = asyncio.ensure_future(variants.after_base(need))
-            await asyncio.gather(variants.wait(), *chains.values(), return_exceptions=True)
+            tasks = list(variants.tasks.values())
+            await asyncio.gather(*tasks, *chains.values(), return_exceptions=True)
             plans.update((at, chain.result()) for at, chain in chains.items())
-            await variants.wait()  # candidates planned at once may still be downloading
             await self._posters(places, decided.results)
         return self._finish(places, decided, plans, variants.stored)
 
