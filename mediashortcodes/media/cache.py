@@ -50,8 +50,6 @@ if TYPE_CHECKING:
 # Damage found in the shared tier is named with this prefix (``remote records/ab/...``).
 REMOTE = "remote "
 
-__all__ = ["Cached", "MediaCache", "Stored", "VerifyReport", "cache_for", "namespace_for"]
-
 
 @dataclass(frozen=True)
 class Cached:

@@ -23,21 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
-__all__ = [
-    "BLOBS",
-    "MAX_RECORD_BYTES",
-    "RECORDS",
-    "SNAPSHOTS",
-    "Backend",
-    "BlobCheck",
-    "LocalStore",
-    "NotInsideError",
-    "SharedTier",
-    "blob_name",
-    "publish_blob",
-    "record_name",
-]
-
 BLOBS = "blobs"
 RECORDS = "records"
 SNAPSHOTS = "snapshots"
