@@ -208,7 +208,8 @@ class _Candidate:
     key: VariantKey
 
 
-Plans = dict[tuple[VariantKey, tuple[int, ...]], list[_Candidate]]
+# The srcset candidates of each (base variant, widths), planned once its base is here.
+Plans = dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]]
 
 
 @dataclass
@@ -218,7 +219,6 @@ class _Decided:
     result: Resolution
     results: list[Outcome | None]  # each place's outcome, None while its variant is pending
     pending: list[_Need] = field(default_factory=list)
-    settled: int = 0  # places with an outcome that is not a failure
 
 
 class _Variants:
@@ -304,21 +304,19 @@ class Resolver:
             self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
         )
         decided = self._decide(places, files, formats)
-        if decided.settled:
-            self.progress(decided.settled)
+        settled = sum(o is not None and not isinstance(o, Failure) for o in decided.results)
+        if settled:
+            self.progress(settled)
         variants = _Variants(self.assets, self.jobs)
         plans: Plans = {}
         if not self.verify_only:
             for need in decided.pending:
                 variants.want(need.file, need.format_id, need.crop)
-            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]] = {}
             for need in decided.pending:
-                at = (need.key, need.widths)
-                if need.widths and at not in chains:
-                    chains[at] = asyncio.ensure_future(variants.after_base(need))
+                if need.widths and (need.key, need.widths) not in plans:
+                    plans[need.key, need.widths] = asyncio.ensure_future(variants.after_base(need))
             tasks = list(variants.tasks.values())
-            await asyncio.gather(*tasks, *chains.values(), return_exceptions=True)
-            plans.update((at, chain.result()) for at, chain in chains.items())
+            await asyncio.gather(*tasks, *plans.values(), return_exceptions=True)
             await self._posters(places, decided.results)
         return self._finish(places, decided, plans, variants.stored)
 
@@ -346,8 +344,6 @@ class Resolver:
             else:
                 for i in group:
                     decided.results[i] = outcome
-                if not isinstance(outcome, Failure):
-                    decided.settled += len(group)
         if result.warnings:  # in the order of the pages, not of the groups
             order = {id(sc): i for i, sc in enumerate(codes)}
             result.warnings.sort(key=lambda warning: order[id(warning[0])])
@@ -372,7 +368,8 @@ class Resolver:
                 at = (need.key, need.widths)
                 image = images.get(at)
                 if image is None:
-                    image = images[at] = self._image(first, need, plans.get(at), stored_of)
+                    planned = plans[at].result() if at in plans else []
+                    image = images[at] = self._image(first, need, planned, stored_of)
                 if isinstance(image, ImageOutcome) and need.widths:
                     image = replace(image, sizes=self._sizes(first))
                 outcome = image
@@ -429,7 +426,7 @@ class Resolver:
         self,
         sc: Shortcode,
         need: _Need,
-        candidates: list[_Candidate] | None,
+        candidates: list[_Candidate],
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> ImageOutcome | Failure:
         """The published base variant and its srcset candidates, or why there is none."""
@@ -438,7 +435,7 @@ class Resolver:
         if isinstance(base, BaseException):
             return self._failure(sc, file, base)
         published: dict[int, Published] = {}
-        for candidate in candidates or ():
+        for candidate in candidates:
             stored = stored_of(candidate.key)
             if isinstance(stored, BaseException):
                 what = f" (its {candidate.width}w srcset candidate)"
