@@ -239,9 +239,8 @@ class _Variants:
         if key not in self.tasks:
             found = self.assets.cached(file, format_id, crop)
             if found is not None:
-                self.assets.count_hit(found[0])
                 self.tasks[key] = asyncio.get_running_loop().create_future()
-                self.tasks[key].set_result(found[1])
+                self.tasks[key].set_result(found)
             else:
                 self.tasks[key] = asyncio.ensure_future(self._fetch(file, format_id, crop))
         return key
