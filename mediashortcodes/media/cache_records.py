@@ -185,9 +185,6 @@ def head_fits(ext: str, head: bytes) -> bool:
     return False
 
 
-HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
-    ext: (lambda head, ext=ext: head_fits(ext, head)) for ext in EXTENSIONS
-}
 _DECODERS: dict[str, Callable[[Any], Any]] = {
     "file": located_file,
     "folders": _listed(Folder),

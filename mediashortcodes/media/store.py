@@ -18,10 +18,12 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
+
+from .cache_records import Stored, head_fits
 
 BLOBS = "blobs"
 RECORDS = "records"
@@ -157,24 +159,22 @@ class LocalStore:
             os.close(fd)
         return data if len(data) <= limit else None
 
-    def check_blob(
-        self, sha256: str, size: int, head_fits: Callable[[bytes], bool]
-    ) -> BlobCheck | None:
-        """The blob if fit to publish: a regular file of ``size`` bytes whose head
-        ``head_fits``. The warm lookup's cheap check; the full hash is checked on store and by
-        ``cache verify``."""
-        name = blob_name(sha256)
+    def check_blob(self, found: Stored) -> BlobCheck | None:
+        """The blob of ``found`` if fit to publish: a regular file of its size whose head
+        carries its type's signature. The warm lookup's cheap check; the full hash is checked
+        on store and by ``cache verify``."""
+        name = blob_name(found.sha256)
         opened = self._open(name)
         if opened is None:
             return None
         fd, info = opened
         try:
-            if info.st_size != size:
+            if info.st_size != found.size:
                 return None
             head = os.read(fd, 16)
         finally:
             os.close(fd)
-        if not head_fits(head):
+        if not head_fits(found.ext, head):
             return None
         return BlobCheck(self._path(name), info.st_dev, info.st_ino)
 
