@@ -170,7 +170,8 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
 
 class _Places:
     """The places grouped by meaning (all but their location): the work is done once per
-    group. Grouped by text first (its hash is cached)."""
+    group. Grouped by text first (its hash is cached). Then each place's outcome (None while
+    its variant is pending) and the variants pending, as :meth:`Resolver._decide` found."""
 
     def __init__(self, codes: list[Shortcode]) -> None:
         self.codes = codes
@@ -183,6 +184,9 @@ class _Places:
             groups.setdefault((sc.name, sc.file_id, sc.format, sc.options), []).extend(places)
         self.groups = list(groups.values())
         self.firsts = [codes[group[0]] for group in self.groups]
+        self.result = Resolution(codes)
+        self.results: list[Outcome | None] = [None] * len(codes)
+        self.pending: list[_Need] = []
 
 
 @dataclass(frozen=True)
@@ -210,15 +214,6 @@ class _Candidate:
 
 # The srcset candidates of each (base variant, widths), planned once its base is here.
 Plans = dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]]
-
-
-@dataclass
-class _Decided:
-    """What the metadata decided (see :meth:`Resolver._decide`)."""
-
-    result: Resolution
-    results: list[Outcome | None]  # each place's outcome, None while its variant is pending
-    pending: list[_Need] = field(default_factory=list)
 
 
 class _Variants:
@@ -302,22 +297,22 @@ class Resolver:
             self.catalog.files(sc.file_id for sc in places.firsts),
             self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
         )
-        decided = self._decide(places, files, formats)
-        settled = sum(o is not None and not isinstance(o, Failure) for o in decided.results)
+        self._decide(places, files, formats)
+        settled = sum(o is not None and not isinstance(o, Failure) for o in places.results)
         if settled:
             self.progress(settled)
         variants = _Variants(self.assets, self.jobs)
         plans: Plans = {}
         if not self.verify_only:
-            for need in decided.pending:
+            for need in places.pending:
                 variants.want(need.file, need.format_id, need.crop)
-            for need in decided.pending:
+            for need in places.pending:
                 if need.widths and (need.key, need.widths) not in plans:
                     plans[need.key, need.widths] = asyncio.ensure_future(variants.after_base(need))
             tasks = list(variants.tasks.values())
             await asyncio.gather(*tasks, *plans.values(), return_exceptions=True)
-            await self._posters(places, decided.results)
-        return self._finish(places, decided, plans, variants.stored)
+            await self._posters(places)
+        return self._finish(places, plans, variants.stored)
 
     def _needs_formats(self, places: _Places) -> bool:
         return any(
@@ -327,11 +322,9 @@ class Resolver:
 
     def _decide(
         self, places: _Places, files: dict[int, File], formats: list[Format] | None
-    ) -> _Decided:
+    ) -> None:
         """Each group's outcome where the metadata decides it, else the variant it needs."""
-        codes = places.codes
-        decided = _Decided(Resolution(codes), [None] * len(codes))
-        result = decided.result
+        codes, result = places.codes, places.result
         for group, first in zip(places.groups, places.firsts, strict=True):
             file = files.get(first.file_id)
             outcome = self._check(first, file, formats)
@@ -339,26 +332,24 @@ class Resolver:
                 outcome = self._gdpr(group, codes, file, result) or outcome
             if isinstance(outcome, _Need):
                 self._alt_text(group, codes, outcome.file, result)
-                decided.pending.append(replace(outcome, group=group))
+                places.pending.append(replace(outcome, group=group))
             else:
                 for i in group:
-                    decided.results[i] = outcome
+                    places.results[i] = outcome
         if result.warnings:  # in the order of the pages, not of the groups
             order = {id(sc): i for i, sc in enumerate(codes)}
             result.warnings.sort(key=lambda warning: order[id(warning[0])])
-        return decided
 
     def _finish(
         self,
         places: _Places,
-        decided: _Decided,
         plans: Plans,
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> Resolution:
         """Every place's outcome, given each pending variant's stored file or failure."""
-        codes, results, result = places.codes, decided.results, decided.result
+        codes, results, result = places.codes, places.results, places.result
         images: dict[tuple[VariantKey, tuple[int, ...]], ImageOutcome | Failure] = {}
-        for need in decided.pending:
+        for need in places.pending:
             outcome: Outcome
             first = codes[need.group[0]]
             if self.verify_only:
@@ -382,13 +373,13 @@ class Resolver:
         result.remote_hits = self.assets.remote_hits
         return result
 
-    async def _posters(self, places: _Places, results: list[Outcome | None]) -> None:
+    async def _posters(self, places: _Places) -> None:
         """Each click-to-load video's preview image, once per file: one the service cannot
         give is a warning (a placeholder shows), an outage a failure as for images."""
         clicks = [
             (group, video)
             for group in places.groups
-            if isinstance(video := results[group[0]], VideoOutcome)
+            if isinstance(video := places.results[group[0]], VideoOutcome)
             and (places.codes[group[0]].option("load") or self.config.video.load) == "click"
         ]
         files = {video.file.id: video.file for _, video in clicks}
@@ -419,7 +410,7 @@ class Resolver:
                 found if isinstance(found, Failure) else replace(video, click=True, poster=found)
             )
             for i in group:
-                results[i] = outcome
+                places.results[i] = outcome
 
     def _image(
         self,
