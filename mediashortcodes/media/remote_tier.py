@@ -65,10 +65,10 @@ class RemoteTier:
         namespace: str,
         *,
         max_blob_bytes: int,
-        notes: list[str] | None = None,
+        notes: list[str],
     ) -> None:
         self.store = store
-        self.notes = [] if notes is None else notes  # the store's warnings
+        self.notes = notes  # the store's warnings
         self._prefix = f"{namespace}/"
         self._max_blob_bytes = max_blob_bytes
         self._fetched: dict[str, bytes | None] = {}  # name -> what the remote answered
