@@ -28,6 +28,7 @@ Connect = Callable[[], Awaitable["AsyncClient"]]
 log = logging.getLogger("mediashortcodes")
 
 
+@lru_cache(maxsize=4096)  # thousands of variants share a few formats and crops
 def variant_label(format_id: int, crop: Crop | None) -> str:
     if crop is not None:
         return "crop-" + hashlib.sha256(crop.key().encode()).hexdigest()[:8]
@@ -40,10 +41,6 @@ def slug(text: str, limit: int = 40) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-")
 
 
-# Thousands of variants share a few formats and crops.
-_label = lru_cache(maxsize=4096)(variant_label)
-
-
 # A file's variants share its name's stem: worked out once per name, not per variant.
 @lru_cache(maxsize=4096)
 def _stem(filename: str) -> str:
@@ -52,7 +49,7 @@ def _stem(filename: str) -> str:
 
 def published_name(file: File, format_id: int, crop: Crop | None, stored: Stored) -> str:
     stem = _stem(file.filename or file.name)
-    label = _label(format_id, crop)
+    label = variant_label(format_id, crop)
     return f"{stem}-{file.id}-{label}-{stored.sha256[:10]}.{stored.ext}"
 
 
@@ -78,35 +75,34 @@ class Assets:
         self.hits = 0
         self.remote_hits = 0  # variants the cache's shared tier answered
 
-    def cached(self, file: File, format_id: int, crop: Crop | None) -> tuple[str, Stored] | None:
-        """The variant and its key if the cache holds it now (uncounted; no network call)."""
-        key = self.key(file, format_id, crop)
-        stored = self.cache.get_variant(key)
-        return None if stored is None else (key, stored)
+    def cached(self, file: File, format_id: int, crop: Crop | None) -> Stored | None:
+        """The variant if the cache holds it now (no network call)."""
+        return self._hit(self.key(file, format_id, crop))
 
     def key(self, file: File, format_id: int, crop: Crop | None) -> str:
         return self.cache.variant_key(file, format_id, crop.key() if crop else "")
 
-    def count_hit(self, key: str) -> None:
-        """Count an image found without asking the service (the shared tier's or local)."""
-        if key in self.cache.remote_keys:
+    def _hit(self, key: str) -> Stored | None:
+        """The image under ``key`` if the cache holds it now, counted as the shared tier's
+        or the local cache's."""
+        stored = self.cache.get_variant(key)
+        if stored is not None and key in self.cache.remote_keys:
             self.remote_hits += 1
-        else:
+        elif stored is not None:
             self.hits += 1
+        return stored
 
     async def variant(self, file: File, format_id: int, crop: Crop | None) -> Stored:
         key = self.key(file, format_id, crop)
         stored = await self._cached(key)
         if stored is not None:
             return stored
+        label = variant_label(format_id, crop)
         if self.offline:
             raise CacheMissError(
-                f"file {file.id} ({variant_label(format_id, crop)}) is not in the cache; "
-                "build once without --offline"
+                f"file {file.id} ({label}) is not in the cache; build once without --offline"
             )
-        log.info(
-            "file %d (%s) is not in the cache: downloading it", file.id, _label(format_id, crop)
-        )
+        log.info("file %d (%s) is not in the cache: downloading it", file.id, label)
         data, info = await self._fetch(file, format_id, crop)
         return self._store(key, data, file.id, info.filetype)
 
@@ -117,9 +113,8 @@ class Assets:
 
     async def _cached(self, key: str) -> Stored | None:
         """The image under ``key`` from the cache or its shared tier (never --offline)."""
-        stored = self.cache.get_variant(key)
+        stored = self._hit(key)
         if stored is not None:
-            self.count_hit(key)
             return stored
         if not self.offline and await self.cache.prefetch([key]):
             stored = self.cache.get_variant(key)

@@ -50,8 +50,6 @@ if TYPE_CHECKING:
 # Damage found in the shared tier is named with this prefix (``remote records/ab/...``).
 REMOTE = "remote "
 
-__all__ = ["Cached", "MediaCache", "Stored", "VerifyReport", "cache_for", "namespace_for"]
-
 
 @dataclass(frozen=True)
 class Cached:
@@ -443,12 +441,11 @@ class MediaCache:
             return None
 
     def _check(self, stored: Stored) -> BlobCheck | None:
-        fits = schema.HEAD_CHECKS[stored.ext]
         check = None
         if self._scratch is not None:
-            check = self._scratch.check_blob(stored.sha256, stored.size, fits)
+            check = self._scratch.check_blob(stored)
         if check is None:
-            check = self._store.check_blob(stored.sha256, stored.size, fits)
+            check = self._store.check_blob(stored)
         if check is not None:
             self._checked[stored.sha256] = check
         return check
@@ -466,7 +463,7 @@ class MediaCache:
             if (store.blob_digest(sha) or ("",))[0] != sha:
                 store.delete(blob_name(sha))
                 store.put(blob_name(sha), data, mode=0o444)  # read-only: published as links
-            check = store.check_blob(sha, len(data), schema.HEAD_CHECKS[ext])
+            check = store.check_blob(found)
             if check is not None:
                 break
         else:

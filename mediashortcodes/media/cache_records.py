@@ -19,22 +19,6 @@ from typing import Any, TypeVar
 
 from ..records import File, Folder, Format
 
-__all__ = [
-    "RECORD_VERSION",
-    "SNAPSHOT_VERSION",
-    "STORED_KINDS",
-    "Stored",
-    "dumps",
-    "envelope",
-    "head_fits",
-    "is_image_of",
-    "is_sha256",
-    "loads",
-    "located_file",
-    "opened",
-    "stored",
-]
-
 RECORD_VERSION = 1
 SNAPSHOT_VERSION = 1
 
@@ -97,10 +81,6 @@ def opened(record: Any, key: str) -> tuple[float, Any] | None:
 # -- values -> classes ------------------------------------------------------------------------
 
 
-def _is_int(value: Any) -> bool:
-    return type(value) is int
-
-
 def _checker(hint: Any) -> Callable[[Any], Any]:
     """A function that returns its argument as the type ``hint`` names, or raises Invalid."""
     if dataclasses.is_dataclass(hint):
@@ -135,11 +115,6 @@ def _build(cls: type[T], data: Any) -> T:
         raise Invalid(f"not the fields of {cls.__name__}") from None
 
 
-def plain(value: Any) -> Any:
-    """A record's value as JSON data."""
-    return dataclasses.asdict(value)
-
-
 def stored(value: Any) -> Stored | None:
     """A variant record's value, checked (written out: a warm build checks every one)."""
     if type(value) is not dict or len(value) != 5:
@@ -147,9 +122,7 @@ def stored(value: Any) -> Stored | None:
     sha, ext = value.get("sha256"), value.get("ext")
     width, height, size = value.get("width"), value.get("height"), value.get("size")
     if (
-        type(sha) is not str
-        or len(sha) != 64
-        or sha.strip("0123456789abcdef")
+        not is_sha256(sha)
         or ext not in EXTENSIONS
         or type(width) is not int
         or type(height) is not int
@@ -164,7 +137,7 @@ def stored(value: Any) -> Stored | None:
 
 def located_file(value: Any) -> tuple[File, int] | None:
     """A file record's value: the file and the folder that listed it."""
-    if type(value) is not dict or len(value) != 2 or not _is_int(value.get("folder")):
+    if type(value) is not dict or len(value) != 2 or type(value.get("folder")) is not int:
         return None
     try:
         return _build(File, value.get("file")), value["folder"]
@@ -212,9 +185,6 @@ def head_fits(ext: str, head: bytes) -> bool:
     return False
 
 
-HEAD_CHECKS: dict[str, Callable[[bytes], bool]] = {
-    ext: (lambda head, ext=ext: head_fits(ext, head)) for ext in EXTENSIONS
-}
 _DECODERS: dict[str, Callable[[Any], Any]] = {
     "file": located_file,
     "folders": _listed(Folder),

@@ -40,10 +40,7 @@ def verify(store: LocalStore, *, remove: bool = True) -> VerifyReport:
             report.removed.append((name, why))
     failed = {name for name, _why in report.removed}
     for name, found in variants:  # a variant whose image failed or is gone is no answer
-        fits = schema.HEAD_CHECKS[found.ext]
-        if blob_name(found.sha256) in failed or not store.check_blob(
-            found.sha256, found.size, fits
-        ):
+        if blob_name(found.sha256) in failed or not store.check_blob(found):
             report.removed.append((name, f"its image {found.sha256[:12]} is gone or damaged"))
             report.records -= 1
     if remove:
@@ -65,7 +62,7 @@ def _verdict(
         digest, head = store.blob_digest(base) or ("", b"")
         if digest != base:
             return "its bytes do not match its name (SHA-256)"
-        if not any(check(head) for check in schema.HEAD_CHECKS.values()):
+        if not any(schema.head_fits(ext, head) for ext in schema.EXTENSIONS):
             return "not a JPEG, PNG, GIF or WebP image"
         report.blobs += 1
         return ""

@@ -45,11 +45,12 @@ class ImageInfo:
 def probe(data: bytes) -> ImageInfo:
     """Return kind and pixel size of a whole image file; raise ImageError if it is not one."""
     data = bytes(data)  # a bytearray or memoryview would be copied piecemeal below
+    turned = False
     if data[:8] == _PNG_SIGNATURE:
         width, height = _png(data)
         kind = "png"
     elif data[:2] == b"\xff\xd8":
-        width, height = _jpeg(data)
+        width, height, turned = _jpeg(data)
         kind = "jpeg"
     elif data[:6] in (b"GIF87a", b"GIF89a"):
         width, height = _gif(data)
@@ -61,7 +62,7 @@ def probe(data: bytes) -> ImageInfo:
         raise ImageError(f"not a JPEG, PNG, GIF or WebP image ({_describe_start(data)})")
     if width <= 0 or height <= 0:
         raise ImageError(f"corrupt {kind.upper()}: its size is {width}x{height} pixels")
-    if kind == "jpeg" and _exif_orientation(data) in _QUARTER_TURNS:
+    if turned:
         width, height = height, width  # as browsers show it, upright
     return ImageInfo(kind, width, height, MIME_TYPES[kind])
 
@@ -69,24 +70,6 @@ def probe(data: bytes) -> ImageInfo:
 # EXIF orientations 5 to 8 turn the stored pixels a quarter turn.
 _QUARTER_TURNS = frozenset({5, 6, 7, 8})
 _ORIENTATION_TAG = 0x0112
-
-
-def _exif_orientation(data: bytes) -> int:
-    """The EXIF orientation (1-8) of a verified JPEG; 1 when it has none or it is unreadable."""
-    pos = 2
-    while pos + 4 <= len(data) and data[pos] == 0xFF:
-        marker = data[pos + 1]
-        if marker == 0xDA or marker in _JPEG_SOF:  # the orientation comes before both
-            return 1
-        if marker in _JPEG_STANDALONE or marker == 0xFF:
-            pos += 1 if marker == 0xFF else 2
-            continue
-        (length,) = struct.unpack_from(">H", data, pos + 2)
-        segment = data[pos + 4 : pos + 2 + length]
-        if marker == 0xE1 and segment[:6] == b"Exif\0\0":
-            return _tiff_orientation(segment[6:])
-        pos += 2 + length
-    return 1
 
 
 def _tiff_orientation(tiff: bytes) -> int:
@@ -181,10 +164,12 @@ def _png(data: bytes) -> tuple[int, int]:
     return width, height
 
 
-def _jpeg(data: bytes) -> tuple[int, int]:
+def _jpeg(data: bytes) -> tuple[int, int, bool]:
+    """Width, height, and whether its EXIF orientation (before the frame) turns it."""
     size = len(data)
     pos = 2
     frame: tuple[int, int] | None = None
+    orientation: int | None = None
     seen_scan = False
     while True:
         if pos >= size:
@@ -211,6 +196,8 @@ def _jpeg(data: bytes) -> tuple[int, int]:
             raise ImageError(f"corrupt JPEG: segment FF{marker:02X} has length {length}")
         if end > size:
             raise ImageError(f"truncated JPEG: segment FF{marker:02X} runs past the end")
+        if marker == 0xE1 and frame is None and data[pos + 2 : pos + 8] == b"Exif\0\0":
+            orientation = orientation or _tiff_orientation(data[pos + 8 : end])
         if marker in _JPEG_SOF and frame is None:
             if length < 8:
                 raise ImageError("corrupt JPEG: the frame header is too short")
@@ -224,7 +211,7 @@ def _jpeg(data: bytes) -> tuple[int, int]:
             pos = _skip_entropy_data(data, pos)
     if frame is None or not seen_scan:
         raise ImageError("corrupt JPEG: it has no frame header or no image data")
-    return frame
+    return (*frame, orientation in _QUARTER_TURNS)
 
 
 def _skip_entropy_data(data: bytes, pos: int) -> int:

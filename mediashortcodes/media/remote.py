@@ -76,7 +76,6 @@ class RemoteStore:
         write: bool = False,
         timeout: float = 10.0,
         jobs: int = 16,
-        max_failures: int = MAX_FAILURES,
         warn: Callable[[str], None] = log.warning,
     ) -> None:
         self._objects = objects
@@ -85,7 +84,6 @@ class RemoteStore:
         self.timeout = timeout
         self.jobs = max(1, jobs)
         self._semaphore = asyncio.Semaphore(self.jobs)
-        self._max_failures = max_failures
         self._warn = warn
         self._warned = False
         self._ready = False
@@ -94,7 +92,7 @@ class RemoteStore:
 
     @property
     def available(self) -> bool:
-        return self.stats.failures < self._max_failures
+        return self.stats.failures < MAX_FAILURES
 
     async def read(self, name: str, *, limit: int) -> bytes | None:
         """The object's bytes cut at ``limit + 1`` (a ranged read: the caller sees it is too
@@ -156,7 +154,7 @@ class RemoteStore:
             try:
                 await asyncio.wait_for(self._objects.set_up(), SET_UP_DEADLINE)
             except Exception:
-                self.stats.failures = self._max_failures  # nothing to send calls with
+                self.stats.failures = MAX_FAILURES  # nothing to send calls with
                 raise
             finally:
                 self._ready = True

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..config import Config
 from . import cache_records as schema
 from .remote import RemoteStore, open_remote
 from .store import BLOBS, MAX_RECORD_BYTES, blob_name, record_name
+
+_T = TypeVar("_T")
 
 # Largest record we write (a list of 10,000 folders is ~2 MB).
 RECORD_LIMIT = min(MAX_RECORD_BYTES, 16 * 1024 * 1024)
@@ -63,24 +65,22 @@ class RemoteTier:
         namespace: str,
         *,
         max_blob_bytes: int,
-        notes: list[str] | None = None,
+        notes: list[str],
     ) -> None:
         self.store = store
-        self.notes = [] if notes is None else notes  # the store's warnings
+        self.notes = notes  # the store's warnings
         self._prefix = f"{namespace}/"
         self._max_blob_bytes = max_blob_bytes
         self._fetched: dict[str, bytes | None] = {}  # name -> what the remote answered
-        self._reading: dict[str, asyncio.Future[bytes | None]] = {}  # reads in flight
         self._records: dict[str, bytes] = {}  # records to write, once the blobs are there
         self._uploads: set[asyncio.Task[None]] = set()
         self._sent: set[str] = set()  # blobs this build sent (or is sending)
-        self._pack: asyncio.Future[dict[str, Any]] | None = None  # the pack's read, once
+        self._loads: dict[str, asyncio.Future[Any]] = {}  # reads in flight; the packs' kept
         self._packed: dict[str, Any] | None = None  # key -> record, as the pack held them
         self._given_pack: bytes | None = None  # see give_pack
         self.pack_data: bytes | None = None  # the pack's bytes, once read (None: none)
         # Names that failed their checks: one warning; a trusted build writes them over.
         self.damaged: set[str] = set()
-        self._images: asyncio.Future[ImagesIndex | None] | None = None  # the index, once
 
     # -- the cache's Backend (synchronous, never a network call)
 
@@ -125,7 +125,9 @@ class RemoteTier:
     ) -> tuple[dict[str, Any], dict[str, schema.Stored], set[str]]:
         """The pack's records (its bytes given to ``read``); the images of those of ``keys``
         (None: all) that ``local`` lacks; the SHA-256s of those the images' packs gave."""
-        pack, index = await asyncio.gather(self._read_pack(), self._read_images())
+        pack, index = await asyncio.gather(
+            self._once(PACK, self._load_pack), self._once(IMAGES, self._load_images)
+        )
         if read is not None and self.pack_data is not None:
             read(self.pack_data)
         if index is None and keys is not None:
@@ -141,11 +143,11 @@ class RemoteTier:
         self._fetched[blob_name(found.sha256)] = data
         return True
 
-    async def _read_pack(self) -> dict[str, Any]:
-        """The pack's records by key (one GET per build); {} when none or damaged."""
-        if self._pack is None:
-            self._pack = asyncio.ensure_future(self._load_pack())
-        return await asyncio.shield(self._pack)
+    async def _once(self, name: str, load: Callable[[], Awaitable[_T]]) -> _T:
+        """What ``load`` gives, loaded once per build (a second asker waits for the first)."""
+        if name not in self._loads:
+            self._loads[name] = asyncio.ensure_future(load())
+        return await asyncio.shield(self._loads[name])
 
     def give_pack(self, data: bytes) -> None:
         """The pack as the head start read it: its records answer the cache's look-ups from
@@ -155,6 +157,7 @@ class RemoteTier:
             self._fetched.setdefault(record_name(key), schema.dumps(record))
 
     async def _load_pack(self) -> dict[str, Any]:
+        """The pack's records by key; {} when none or damaged."""
         if self._given_pack is not None:  # parsed when given
             return self._packed or {}
         data = await self.store.read(self._prefix + PACK, limit=PACK_LIMIT)
@@ -261,13 +264,8 @@ class RemoteTier:
         done = await asyncio.gather(*(bring(pack, part) for pack, part in ranges))
         return {sha for kept in done for sha in kept}
 
-    async def _read_images(self) -> ImagesIndex | None:
-        """The images' packs' index (one GET per build); None when none or damaged."""
-        if self._images is None:
-            self._images = asyncio.ensure_future(self._load_images())
-        return await asyncio.shield(self._images)
-
     async def _load_images(self) -> ImagesIndex | None:
+        """The images' packs' index; None when none or damaged."""
         data = await self.store.read(self._prefix + IMAGES, limit=IMAGES_LIMIT)
         if data is None:
             return None
@@ -289,15 +287,8 @@ class RemoteTier:
         """The remote's answer for ``name``, asked once per build (a second asker waits)."""
         if name in self._fetched:
             return self._fetched[name]
-        task = self._reading.get(name)
-        if task is None:
-            task = asyncio.ensure_future(self.store.read(self._prefix + name, limit=limit))
-            self._reading[name] = task
-        try:
-            data = await asyncio.shield(task)
-        finally:
-            if task.done():
-                self._reading.pop(name, None)
+        data = await self._once(name, lambda: self.store.read(self._prefix + name, limit=limit))
+        self._loads.pop(name, None)  # held in _fetched from here on
         self._fetched.setdefault(name, data)
         return data
 
@@ -336,7 +327,7 @@ class RemoteTier:
         groups: dict[str, list[schema.Stored]] = {}
         for found in images:  # by the first digit: a new image changes one pack of 16
             groups.setdefault(found.sha256[0], []).append(found)
-        there = await self._read_images()
+        there: ImagesIndex | None = await self._once(IMAGES, self._load_images)
         known = {} if there is None else {_listing(images): name for name, images in there.packs}
         listed = {digit: [[f.sha256, f.size] for f in group] for digit, group in groups.items()}
 

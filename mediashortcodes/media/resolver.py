@@ -170,7 +170,8 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
 
 class _Places:
     """The places grouped by meaning (all but their location): the work is done once per
-    group. Grouped by text first (its hash is cached)."""
+    group. Grouped by text first (its hash is cached). Then each place's outcome (None while
+    its variant is pending) and the variants pending, as :meth:`Resolver._decide` found."""
 
     def __init__(self, codes: list[Shortcode]) -> None:
         self.codes = codes
@@ -183,6 +184,9 @@ class _Places:
             groups.setdefault((sc.name, sc.file_id, sc.format, sc.options), []).extend(places)
         self.groups = list(groups.values())
         self.firsts = [codes[group[0]] for group in self.groups]
+        self.result = Resolution(codes)
+        self.results: list[Outcome | None] = [None] * len(codes)
+        self.pending: list[_Need] = []
 
 
 @dataclass(frozen=True)
@@ -208,26 +212,17 @@ class _Candidate:
     key: VariantKey
 
 
-Plans = dict[tuple[VariantKey, tuple[int, ...]], list[_Candidate]]
-
-
-@dataclass
-class _Decided:
-    """What the metadata decided (see :meth:`Resolver._decide`)."""
-
-    result: Resolution
-    results: list[Outcome | None]  # each place's outcome, None while its variant is pending
-    pending: list[_Need] = field(default_factory=list)
-    settled: int = 0  # places with an outcome that is not a failure
+# The srcset candidates of each (base variant, widths), planned once its base is here.
+Plans = dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]]
 
 
 class _Variants:
-    """Each variant once per build: from the cache at once, else downloaded in a task."""
+    """Each variant once per build: from the cache at once (a done future, no client), else
+    downloaded in a task."""
 
     def __init__(self, assets: Assets, jobs: int) -> None:
         self.assets = assets
         self.tasks: dict[VariantKey, asyncio.Future[Stored]] = {}
-        self.cached: dict[VariantKey, Stored] = {}
         self.semaphore = asyncio.Semaphore(jobs)
 
     async def _fetch(self, file: File, format_id: int, crop: Crop | None) -> Stored:
@@ -236,45 +231,34 @@ class _Variants:
 
     def want(self, file: File, format_id: int, crop: Crop | None) -> VariantKey:
         key = (file.id, format_id, crop)
-        if key not in self.tasks and key not in self.cached:
+        if key not in self.tasks:
             found = self.assets.cached(file, format_id, crop)
-            if found is not None:  # no task, no client
-                self.assets.count_hit(found[0])
-                self.cached[key] = found[1]
+            if found is not None:
+                self.tasks[key] = asyncio.get_running_loop().create_future()
+                self.tasks[key].set_result(found)
             else:
                 self.tasks[key] = asyncio.ensure_future(self._fetch(file, format_id, crop))
         return key
 
     def stored(self, key: VariantKey) -> Stored | BaseException:
-        task = self.tasks.get(key)
-        if task is None:
-            return self.cached[key]
+        task = self.tasks[key]
         return task.exception() or task.result()
 
-    def plan(self, need: _Need, base: Stored) -> list[_Candidate]:
+    async def after_base(self, need: _Need) -> list[_Candidate]:
         """The srcset candidates of ``need``, scaled from its base variant as it turned out."""
+        await asyncio.gather(self.tasks[need.key], return_exceptions=True)
+        base = self.stored(need.key)
+        if isinstance(base, BaseException):
+            return []
         crop = need.crop
-        return [
+        planned = [
             _Candidate(
                 w, self.want(need.file, -1, candidate_crop(crop, base.width, base.height, w))
             )
             for w in narrower(need.widths, base.width)
         ]
-
-    async def after_base(self, need: _Need) -> list[_Candidate]:
-        """The candidates of ``need``, planned as soon as its base variant is here."""
-        await asyncio.gather(self.tasks[need.key], return_exceptions=True)
-        base = self.stored(need.key)
-        if isinstance(base, BaseException):
-            return []
-        planned = self.plan(need, base)
-        await self.wait(c.key for c in planned)
+        await asyncio.gather(*(self.tasks[c.key] for c in planned), return_exceptions=True)
         return planned
-
-    async def wait(self, keys: Iterable[VariantKey] | None = None) -> None:
-        keys = self.tasks if keys is None else keys
-        tasks = [self.tasks[k] for k in keys if k in self.tasks]
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class Resolver:
@@ -313,28 +297,22 @@ class Resolver:
             self.catalog.files(sc.file_id for sc in places.firsts),
             self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
         )
-        decided = self._decide(places, files, formats)
-        if decided.settled:
-            self.progress(decided.settled)
+        self._decide(places, files, formats)
+        settled = sum(o is not None and not isinstance(o, Failure) for o in places.results)
+        if settled:
+            self.progress(settled)
         variants = _Variants(self.assets, self.jobs)
         plans: Plans = {}
         if not self.verify_only:
-            for need in decided.pending:
+            for need in places.pending:
                 variants.want(need.file, need.format_id, need.crop)
-            chains: dict[tuple[VariantKey, tuple[int, ...]], asyncio.Future[list[_Candidate]]] = {}
-            for need in decided.pending:
-                at = (need.key, need.widths)
-                if not need.widths or at in plans or at in chains:
-                    continue
-                if need.key in variants.cached:  # planned at once, no task
-                    plans[at] = variants.plan(need, variants.cached[need.key])
-                else:
-                    chains[at] = asyncio.ensure_future(variants.after_base(need))
-            await asyncio.gather(variants.wait(), *chains.values(), return_exceptions=True)
-            plans.update((at, chain.result()) for at, chain in chains.items())
-            await variants.wait()  # candidates planned at once may still be downloading
-            await self._posters(places, decided.results)
-        return self._finish(places, decided, plans, variants.stored)
+            for need in places.pending:
+                if need.widths and (need.key, need.widths) not in plans:
+                    plans[need.key, need.widths] = asyncio.ensure_future(variants.after_base(need))
+            tasks = list(variants.tasks.values())
+            await asyncio.gather(*tasks, *plans.values(), return_exceptions=True)
+            await self._posters(places)
+        return self._finish(places, plans, variants.stored)
 
     def _needs_formats(self, places: _Places) -> bool:
         return any(
@@ -344,11 +322,9 @@ class Resolver:
 
     def _decide(
         self, places: _Places, files: dict[int, File], formats: list[Format] | None
-    ) -> _Decided:
+    ) -> None:
         """Each group's outcome where the metadata decides it, else the variant it needs."""
-        codes = places.codes
-        decided = _Decided(Resolution(codes), [None] * len(codes))
-        result = decided.result
+        codes, result = places.codes, places.result
         for group, first in zip(places.groups, places.firsts, strict=True):
             file = files.get(first.file_id)
             outcome = self._check(first, file, formats)
@@ -356,28 +332,24 @@ class Resolver:
                 outcome = self._gdpr(group, codes, file, result) or outcome
             if isinstance(outcome, _Need):
                 self._alt_text(group, codes, outcome.file, result)
-                decided.pending.append(replace(outcome, group=group))
+                places.pending.append(replace(outcome, group=group))
             else:
                 for i in group:
-                    decided.results[i] = outcome
-                if not isinstance(outcome, Failure):
-                    decided.settled += len(group)
+                    places.results[i] = outcome
         if result.warnings:  # in the order of the pages, not of the groups
             order = {id(sc): i for i, sc in enumerate(codes)}
             result.warnings.sort(key=lambda warning: order[id(warning[0])])
-        return decided
 
     def _finish(
         self,
         places: _Places,
-        decided: _Decided,
         plans: Plans,
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> Resolution:
         """Every place's outcome, given each pending variant's stored file or failure."""
-        codes, results, result = places.codes, decided.results, decided.result
+        codes, results, result = places.codes, places.results, places.result
         images: dict[tuple[VariantKey, tuple[int, ...]], ImageOutcome | Failure] = {}
-        for need in decided.pending:
+        for need in places.pending:
             outcome: Outcome
             first = codes[need.group[0]]
             if self.verify_only:
@@ -386,7 +358,8 @@ class Resolver:
                 at = (need.key, need.widths)
                 image = images.get(at)
                 if image is None:
-                    image = images[at] = self._image(first, need, plans.get(at), stored_of)
+                    planned = plans[at].result() if at in plans else []
+                    image = images[at] = self._image(first, need, planned, stored_of)
                 if isinstance(image, ImageOutcome) and need.widths:
                     image = replace(image, sizes=self._sizes(first))
                 outcome = image
@@ -400,13 +373,13 @@ class Resolver:
         result.remote_hits = self.assets.remote_hits
         return result
 
-    async def _posters(self, places: _Places, results: list[Outcome | None]) -> None:
+    async def _posters(self, places: _Places) -> None:
         """Each click-to-load video's preview image, once per file: one the service cannot
         give is a warning (a placeholder shows), an outage a failure as for images."""
         clicks = [
             (group, video)
             for group in places.groups
-            if isinstance(video := results[group[0]], VideoOutcome)
+            if isinstance(video := places.results[group[0]], VideoOutcome)
             and (places.codes[group[0]].option("load") or self.config.video.load) == "click"
         ]
         files = {video.file.id: video.file for _, video in clicks}
@@ -437,13 +410,13 @@ class Resolver:
                 found if isinstance(found, Failure) else replace(video, click=True, poster=found)
             )
             for i in group:
-                results[i] = outcome
+                places.results[i] = outcome
 
     def _image(
         self,
         sc: Shortcode,
         need: _Need,
-        candidates: list[_Candidate] | None,
+        candidates: list[_Candidate],
         stored_of: Callable[[VariantKey], Stored | BaseException],
     ) -> ImageOutcome | Failure:
         """The published base variant and its srcset candidates, or why there is none."""
@@ -452,7 +425,7 @@ class Resolver:
         if isinstance(base, BaseException):
             return self._failure(sc, file, base)
         published: dict[int, Published] = {}
-        for candidate in candidates or ():
+        for candidate in candidates:
             stored = stored_of(candidate.key)
             if isinstance(stored, BaseException):
                 what = f" (its {candidate.width}w srcset candidate)"

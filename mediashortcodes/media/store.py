@@ -18,25 +18,12 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
-__all__ = [
-    "BLOBS",
-    "MAX_RECORD_BYTES",
-    "RECORDS",
-    "SNAPSHOTS",
-    "Backend",
-    "BlobCheck",
-    "LocalStore",
-    "NotInsideError",
-    "SharedTier",
-    "blob_name",
-    "publish_blob",
-    "record_name",
-]
+from .cache_records import Stored, head_fits
 
 BLOBS = "blobs"
 RECORDS = "records"
@@ -144,8 +131,8 @@ class LocalStore:
             self._dirs_ok.add(folder)
         return True
 
-    def _open(self, name: str) -> tuple[int, os.stat_result] | None:
-        """A descriptor on ``name`` and its status if it is a regular file inside the cache."""
+    def _open(self, name: str) -> tuple[BinaryIO, os.stat_result] | None:
+        """``name`` open for reading, with its status, if it is a regular file inside the cache."""
         try:
             if not self._check_dirs(name, create=False):
                 return None
@@ -156,40 +143,28 @@ class LocalStore:
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
             return None
-        return fd, info
+        return os.fdopen(fd, "rb"), info
 
     def get(self, name: str, limit: int = MAX_RECORD_BYTES) -> bytes | None:
         opened = self._open(name)
         if opened is None:
             return None
-        fd, info = opened
-        try:
-            if info.st_size > limit:
-                return None
-            with os.fdopen(fd, "rb", closefd=False) as source:
-                data = source.read(limit + 1)
-        finally:
-            os.close(fd)
-        return data if len(data) <= limit else None
+        with opened[0] as source:
+            data = source.read(limit + 1) if opened[1].st_size <= limit else None
+        return data if data is not None and len(data) <= limit else None
 
-    def check_blob(
-        self, sha256: str, size: int, head_fits: Callable[[bytes], bool]
-    ) -> BlobCheck | None:
-        """The blob if fit to publish: a regular file of ``size`` bytes whose head
-        ``head_fits``. The warm lookup's cheap check; the full hash is checked on store and by
-        ``cache verify``."""
-        name = blob_name(sha256)
+    def check_blob(self, found: Stored) -> BlobCheck | None:
+        """The blob of ``found`` if fit to publish: a regular file of its size whose head
+        carries its type's signature. The warm lookup's cheap check; the full hash is checked
+        on store and by ``cache verify``."""
+        name = blob_name(found.sha256)
         opened = self._open(name)
         if opened is None:
             return None
-        fd, info = opened
-        try:
-            if info.st_size != size:
-                return None
-            head = os.read(fd, 16)
-        finally:
-            os.close(fd)
-        if not head_fits(head):
+        source, info = opened
+        with source:
+            head = source.read(16)
+        if info.st_size != found.size or not head_fits(found.ext, head):
             return None
         return BlobCheck(self._path(name), info.st_dev, info.st_ino)
 
@@ -198,17 +173,10 @@ class LocalStore:
         opened = self._open(blob_name(sha256))
         if opened is None:
             return None
-        fd, _info = opened
-        digest = hashlib.sha256()
-        head = b""
-        try:
-            with os.fdopen(fd, "rb", closefd=False) as source:
-                for chunk in iter(lambda: source.read(1 << 20), b""):
-                    head = head or chunk[:16]
-                    digest.update(chunk)
-        finally:
-            os.close(fd)
-        return digest.hexdigest(), head
+        with opened[0] as source:
+            digest = hashlib.file_digest(source, "sha256").hexdigest()
+            source.seek(0)
+            return digest, source.read(16)
 
     def put(self, name: str, data: bytes, *, mode: int = 0o644) -> None:
         """Write ``data`` under ``name`` whole: a new file renamed over the name."""
