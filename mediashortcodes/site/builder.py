@@ -18,7 +18,7 @@ from ..config import Config
 from ..errors import ContentError, MediaShortcodesError, Problem
 from ..fileio import Confined, write_atomic
 from ..media.resolver import Verified
-from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
+from ..usage.manifest import MANIFEST_NAME, Manifest
 from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
 from .markers import DeferredRenderer, with_markers_replaced
@@ -97,7 +97,9 @@ class SiteBuilder:
             result.warnings = warnings
         else:
             resolved = self._resolved(result, warnings, page_errors, progress=progress)
-            result.manifest = self._manifest(rendered, resolved)
+            result.manifest = resolved.manifest(
+                (p.source.url, p.source.title, p.used) for p in rendered
+            )
             if options.check_only:
                 result.srcset = srcset_lines(resolved)
             else:
@@ -154,7 +156,7 @@ class SiteBuilder:
             rendered = self._render(pages, listing, warnings)
             result = BuildResult(pages=len(rendered), sources=listing)
             resolved = self._resolved(result, warnings, None, snapshot=False)
-            manifest = self._manifest(rendered, resolved)
+            manifest = resolved.manifest((p.source.url, p.source.title, p.used) for p in rendered)
             refuse_escapes(resolved.media_outputs())
             confined = Confined(self.output, what="the output")
             resolved.publish(confined, close=False)
@@ -207,16 +209,6 @@ class SiteBuilder:
         if listed:
             head = f"{len(set(listed))} problem(s) found"
             raise ContentError(listed, head if self.options.check_only else "")
-
-    def _manifest(self, rendered: list[RenderedPage], resolved: Resolved) -> Manifest:
-        base_url = self.config.site.base_url
-        return Manifest.from_pages(
-            base_url,
-            [
-                (page_url(base_url, p.source.url), p.source.title, resolved.files_used(p.used))
-                for p in rendered
-            ],
-        )
 
     def _write(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -399,15 +399,8 @@ class Resolved:
         ids = self._file_ids
         return {file_id for i in used if (file_id := ids[i]) is not None}
 
-    def manifest(
-        self,
-        titles: Mapping[str, str],
-        entries: Iterable[PageEntry] | None = None,
-    ) -> Manifest:
-        """A host's usage manifest of ``entries`` (default all), ``titles`` by output file."""
+    def manifest(self, pages: Iterable[tuple[str, str, Iterable[int]]]) -> Manifest:
+        """The usage manifest of ``pages``: (path as the host links it, title, places used)."""
         base = self.config.site.base_url
-        listed = [
-            (page_url(base, p.url), titles.get(p.output_file, ""), self.files_used(p.used))
-            for p in (self.pages if entries is None else entries)
-        ]
+        listed = [(page_url(base, url), title, self.files_used(used)) for url, title, used in pages]
         return Manifest.from_pages(base, listed)
