@@ -21,7 +21,7 @@ from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest
 from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
-from .markers import DeferredRenderer, with_markers_replaced
+from .markers import with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, counted, media_url_prefix
 from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
@@ -50,10 +50,6 @@ class SiteBuilder:
         # What is counted so far: a stopped build's --format json summary shows it.
         self.result: BuildResult | None = None
         self._workers: Workers | None = None  # --workers: the processes rendering with this one
-
-    @property
-    def deferred(self) -> DeferredRenderer:
-        return self.pipeline.renderer
 
     def build(self, progress: Callable[[int, int], Any] | None = None) -> BuildResult:
         started = time.perf_counter()
@@ -93,7 +89,7 @@ class SiteBuilder:
         rendered = self._render(sources, sources, warnings)
         result = self.result = BuildResult(pages=len(rendered), sources=sources)
         if options.syntax_only:
-            self._stop_on(page_errors, pages_named(self.deferred.found_problems()))
+            self._stop_on(page_errors, pages_named(self.pipeline.renderer.found_problems()))
             result.warnings = warnings
         else:
             resolved = self._resolved(result, warnings, page_errors, progress=progress)
@@ -141,7 +137,7 @@ class SiteBuilder:
         else:
             run = self.renderer.render_pages(sources, site)
         warnings += run.warnings
-        warnings += self.renderer.undefined_prints.warnings(run.undefined)
+        warnings += pages_named(run.undefined)
         return run.pages
 
     def update_pages(

@@ -59,11 +59,15 @@ class DeferredRenderer:
             # A layout's place is one place on every page, known by its text and place,
             # also across worker processes.
             index = self._places.setdefault(shortcode, len(self.shortcodes))
+        self.used.add(self._listed(shortcode, index))
+        return f"{self._opening}{index}\x03"
+
+    def _listed(self, shortcode: Shortcode, index: int) -> int:
+        """``index``, the shortcode listed there first when it is a new one."""
         if index == len(self.shortcodes):
             self.shortcodes.append(shortcode)
             self._index[id(shortcode)] = index
-        self.used.add(index)
-        return f"{self._opening}{index}\x03"
+        return index
 
     def problem(self, problem: Problem) -> str:
         problem = replace(problem, code=problem.code or SHORTCODE)
@@ -90,10 +94,7 @@ class DeferredRenderer:
             index = len(self.shortcodes)
             if i in shared:
                 index = self._places.setdefault(shortcode, index)
-            if index == len(self.shortcodes):
-                self.shortcodes.append(shortcode)
-                self._index[id(shortcode)] = index
-            table.append(index)
+            table.append(self._listed(shortcode, index))
         self.problems += theirs.problems
         self.on_pages += theirs.on_pages
         uses: list[set[int]] = []

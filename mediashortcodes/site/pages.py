@@ -4,6 +4,7 @@ included: a problem points at the line the author sees."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -104,20 +105,16 @@ def url_path_for(relative: Path) -> str:
 
 
 # libyaml's parser where PyYAML has it: yaml.safe_load's types, much faster.
-_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_SAFE_LOADER)
+_load_yaml = functools.partial(yaml.load, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
     """Return (front matter, body, line number where the body starts)."""
     lines = text.splitlines(keepends=True)
-    if not lines or not _is_fence(lines[0], "---"):
+    if not lines or lines[0].rstrip() != "---":
         return {}, text, 1
     for index, line in enumerate(lines[1:], start=1):
-        if _is_fence(line, "---", "..."):
+        if line.rstrip() in ("---", "..."):
             raw = "".join(lines[1:index])
             try:
                 data = _load_yaml(raw) if raw.strip() else {}
@@ -149,11 +146,6 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
     raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
 
 
-def _is_fence(line: str, *fences: str) -> bool:
-    """Whether ``line`` is one of ``fences``, give or take trailing whitespace."""
-    return line.rstrip() in fences
-
-
 def _unbuildable_line(raw: str) -> int:
     """The line (1 = the first after ---) whose value alone cannot be built, else 1."""
     for number, line in enumerate(raw.splitlines(), start=1):
@@ -169,11 +161,11 @@ def _unbuildable_line(raw: str) -> int:
 def key_line(text: str, key: str) -> int:
     """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
     lines = text.splitlines()
-    if not lines or not _is_fence(lines[0], "---"):
+    if not lines or lines[0].rstrip() != "---":
         return 1
     pattern = re.compile(rf"{re.escape(key)}\s*:")
     for number, line in enumerate(lines[1:], start=2):
-        if _is_fence(line, "---", "..."):
+        if line.rstrip() in ("---", "..."):
             break
         if pattern.match(line):
             return number
@@ -278,12 +270,6 @@ def case_clashes(pages: list[PageSource]) -> list[Problem]:
     ]
 
 
-def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:
-    """All Markdown pages under the content directory, drafts included, in path order; one
-    that cannot be read goes into ``problems`` (without it, raises ``PageError``)."""
-    return load_pages(content_dir, list_pages(content_dir, [], []).files, problems)
-
-
 def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
     """The Markdown files under the content directory; the links skipped go into
     ``warnings``, the other regular files into ``others``."""
@@ -303,7 +289,8 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
 def load_pages(
     content_dir: Path, names: list[str], problems: list[Problem] | None = None
 ) -> list[PageSource]:
-    """The pages ``names`` (posix paths under it), as :func:`discover` reads them."""
+    """The pages ``names`` (posix paths under it); one that cannot be read goes into
+    ``problems`` (without it, raises ``PageError``)."""
     pages = []
     shown = _display_paths_under(content_dir)
     for name in names:

@@ -299,13 +299,11 @@ class Resolved:
     def html_for(self, prefix: str) -> tuple[list[str], dict[int, str]]:
         """Each place's HTML linking media at ``prefix``, and its script embeds' element ids."""
         if prefix not in self._by_prefix:
-            html, ids, failed = self._final_html(prefix)
-            if not self._by_prefix:
-                self.render_failed = failed
-            self._by_prefix[prefix] = (html, ids)
+            self._by_prefix[prefix] = self._final_html(prefix)
         return self._by_prefix[prefix]
 
-    def _final_html(self, prefix: str) -> tuple[list[str], dict[int, str], list[Any]]:
+    def _final_html(self, prefix: str) -> tuple[list[str], dict[int, str]]:
+        """Sets :attr:`render_failed` (the places whose HTML cannot be written)."""
         renderer = self._renderer
         html: list[str] = []
         element_ids: dict[int, str] = {}
@@ -334,7 +332,8 @@ class Resolved:
             else:
                 message = outcome.message if isinstance(outcome, Failure) else "not resolved"
             html.append(renderer.placeholder(sc, message))
-        return html, element_ids, failed
+        self.render_failed = failed
+        return html, element_ids
 
     def replaced(self, text: str, prefix: str) -> str:
         """``text`` with its markers replaced, linking the media at ``prefix``."""

@@ -16,10 +16,9 @@ from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from ..jinja import MediaShortcodesExtension
 from ..markdown import shortcodes_plugin
-from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
 from .pages import PageSource
-from .template_problems import OnPage, template_problem
+from .template_problems import OnPage, PrintedUndefined, UndefinedPrints, template_problem
 
 
 @dataclass

@@ -97,14 +97,15 @@ class Worker:
     table: list[int] = field(default_factory=list)  # its shortcode index -> the build's
 
     def receive(self) -> Any:
+        """What the worker sent; its failure (an exception, or its text) raised."""
         try:
-            kind, value = self.connection.recv()
+            value = self.connection.recv()
         except (EOFError, OSError):
             self.process.join(timeout=5)
             raise WorkerError(self._stopped(f"exit code {self.process.exitcode}")) from None
-        if kind == "failed":
-            if isinstance(value, BaseException):
-                raise value
+        if isinstance(value, BaseException):
+            raise value
+        if isinstance(value, str):
             raise WorkerError(self._stopped(value))
         return value
 
@@ -214,7 +215,7 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
-        connection.send(("loaded", (pages, unread)))
+        connection.send((pages, unread))
         site = connection.recv()
         if site is None:  # the build stopped before rendering
             return
@@ -224,14 +225,11 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
         index = {id(source): k for k, source in enumerate(sources)}
         uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
         connection.send(
-            (
-                "rendered",
-                Rendered(
-                    recorded=deferred.recorded(),
-                    pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
-                    warnings=run.warnings,
-                    undefined=run.undefined,
-                ),
+            Rendered(
+                recorded=deferred.recorded(),
+                pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
+                warnings=run.warnings,
+                undefined=run.undefined,
             )
         )
         order = connection.recv()
@@ -239,10 +237,10 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
             return
         staging, html, element_ids = order
         write_pages(run.pages, Confined(staging), deferred.marker, html, element_ids)
-        connection.send(("written", None))
+        connection.send(None)
     except BaseException as exc:
         with contextlib.suppress(OSError, ValueError):
-            connection.send(("failed", _sendable(exc)))
+            connection.send(_sendable(exc))
     finally:
         connection.close()
 
