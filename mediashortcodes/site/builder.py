@@ -76,7 +76,9 @@ class SiteBuilder:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         if not (options.offline or options.syntax_only):
             require_sandbox_extra(self.config)  # one error, not one per image
-        self.pipeline.start_head_start()  # the shared tier's images come while pages render
+        if not (options.syntax_only or options.check_only or options.offline or options.refresh):
+            # The shared tier's images come while pages render (media/head_start.py).
+            self.pipeline.cache.start_head_start(str(self.config.root))
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
@@ -259,8 +261,7 @@ def _page_errors(
     heads = [f"{len(unreadable)} page(s) cannot be read"] if unreadable else []
     if clashes:
         heads.append(f"{len(clashes)} URL(s) given by more than one page")
-    elif folded := pages_mod.case_clashes(sources):
-        clashes = [replace(p, code=p.code or "url-clash") for p in folded]
+    elif clashes := pages_mod.case_clashes(sources):
         heads.append(f"{len(clashes)} URL(s) that Windows and macOS would write into one folder")
     if not clashes:
         return pages_mod.PageErrors(unreadable) if unreadable else None

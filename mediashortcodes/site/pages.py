@@ -265,6 +265,7 @@ def case_clashes(pages: list[PageSource]) -> list[Problem]:
             f"its URL {first.url_path} differs only in letter case from that of "
             f"{' and '.join(p.display_path for p in others)}: on Windows and macOS they are "
             "one folder, and one page would replace the other; rename all but one of them",
+            "url-clash",
         )
         for first, *others in _grouped(pages, str.casefold)
     ]

@@ -29,6 +29,7 @@ from ..media.resolver import (
 )
 from ..usage.manifest import Manifest, page_url
 from .markers import DeferredRenderer, with_markers_replaced
+from .pages import display_path
 from .template_problems import pages_named, shown_with_any_stop
 
 log = logging.getLogger("mediashortcodes")
@@ -73,8 +74,6 @@ class BuildResult:
     srcset: list[str] = field(default_factory=list)  # `check`: the srcset each image asks for
 
     def summary(self) -> str:
-        from .pages import display_path
-
         where = f" -> {display_path(self.output)}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
         shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
@@ -141,12 +140,6 @@ class Pipeline:
         self.warnings: list[Problem] = []  # the resolve step's
         self.cache = cache or open_cache(config, self.options)
 
-    def start_head_start(self) -> None:
-        """Start the shared tier's head start (media/head_start.py) before pages render."""
-        options = self.options
-        if not (options.syntax_only or options.check_only or options.offline or options.refresh):
-            self.cache.start_head_start(str(self.config.root))
-
     def close(self) -> None:
         self.cache.close()  # its head start ends; a read-only cache's downloads go
 
@@ -199,14 +192,42 @@ class Pipeline:
         snapshot: bool,
         progress: Callable[[int, int], Any] | None,
     ) -> Resolution:
-        shortcodes = self.renderer.shortcodes
+        """The media layer's resolve step; its warnings are kept even when it raises."""
+        options, shortcodes = self.options, self.renderer.shortcodes
         # Before any fetch: the service URL names the cache (even --offline).
         if shortcodes:
             require_service_urls(self.config)
         first_video = next((sc for sc in shortcodes if sc.name == VIDEO), None)
         if first_video is not None:
             require_embed_urls(self.config, str(first_video.location))
-        resolution, result.requests = self._resolve_step(offline, snapshot, progress)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, len(shortcodes))
+
+        try:
+            # `check` uses no variant, an update some pages' only: either would shrink it.
+            if snapshot and not options.check_only:
+                self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
+            resolution, result.requests, warnings = resolve_site(
+                self.config,
+                self.cache,
+                shortcodes,
+                jobs=options.jobs or self.config.build.jobs,
+                refresh=options.refresh,
+                offline=offline,
+                verify_only=options.check_only,
+                progress=tick,
+            )
+            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
+            self.cache.save_snapshot()
+        finally:
+            self.warnings += [
+                Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
+            ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         result.remote_hits = resolution.remote_hits
         self.warnings += self._place_warnings(resolution.warnings)
@@ -222,41 +243,6 @@ class Pipeline:
                 if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
                     raise outcome.cause
         return resolution
-
-    def _resolve_step(
-        self, offline: bool, snapshot: bool, progress: Callable[[int, int], Any] | None
-    ) -> tuple[Resolution, int]:
-        """The media layer's resolve step; its warnings are kept even when it raises."""
-        options, shortcodes = self.options, self.renderer.shortcodes
-        total, done = len(shortcodes), 0
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(done, total)
-
-        try:
-            # `check` uses no variant, an update some pages' only: either would shrink it.
-            if snapshot and not options.check_only:
-                self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
-            resolution, requests, warnings = resolve_site(
-                self.config,
-                self.cache,
-                shortcodes,
-                jobs=options.jobs or self.config.build.jobs,
-                refresh=options.refresh,
-                offline=offline,
-                verify_only=options.check_only,
-                progress=tick,
-            )
-            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
-            self.cache.save_snapshot()
-            return resolution, requests
-        finally:
-            self.warnings += [
-                Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
-            ]
 
     def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
         """One warning per place and message, naming the pages of a place outside them."""
