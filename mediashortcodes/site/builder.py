@@ -261,7 +261,7 @@ def _page_errors(
     heads = [f"{len(unreadable)} page(s) cannot be read"] if unreadable else []
     if clashes:
         heads.append(f"{len(clashes)} URL(s) given by more than one page")
-    elif clashes := pages_mod.case_clashes(sources):
+    elif clashes := pages_mod.url_clashes(sources, folded=True):
         heads.append(f"{len(clashes)} URL(s) that Windows and macOS would write into one folder")
     if not clashes:
         return pages_mod.PageErrors(unreadable) if unreadable else None

@@ -18,12 +18,11 @@ def resolved_for_host(pipeline: Pipeline) -> Resolved:
     previewing), an outage's error, or a setting's."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
+        if resolved.problems and not pipeline.preview:
+            raise ContentError(resolved.problems)
     except BaseException:
         pipeline.close()
         raise
-    if resolved.problems and not pipeline.preview:
-        pipeline.close()
-        raise ContentError(resolved.problems)
     return resolved
 
 
@@ -51,7 +50,7 @@ def host_config(
             values = {**data[name], **values}  # type: ignore[dict-item]
         if values is not None:
             data[name] = values
-    source = " and ".join([str(file)] * found + [where] * bool(sections)) or where
+    source = (f"{file} and {where}" if sections else str(file)) if found else where
     config = from_mapping(data, root, source=source, text="" if sections else text)
     if site_url:
         return replace(config, site=replace(config.site, base_url=site_url))

@@ -108,19 +108,18 @@ class DeferredRenderer:
         """Every problem found while rendering."""
         return [*self.problems, *self.on_pages]
 
-    def placed(
-        self, failed: list[tuple[Shortcode, str]], code: str = "media"
-    ) -> list[Problem | OnPage]:
-        """The problem (or warning) of each failed place, naming its pages when outside them."""
+    def placed(self, failed: list[tuple[Shortcode, str, str]]) -> list[Problem | OnPage]:
+        """The problem (or warning) of each failed place (shortcode, message, code), naming
+        its pages when outside them."""
         if not failed:
             return []
-        indices = {self._index.get(id(sc), -1) for sc, _ in failed}
+        indices = {self._index.get(id(sc), -1) for sc, _, _ in failed}
         pages: dict[int, list[str]] = {i: [] for i in indices}
         for page, used in self.page_uses:
             for i in used & indices:
                 pages[i].append(page)
         problems: list[Problem | OnPage] = []
-        for sc, message in failed:
+        for sc, message, code in failed:
             loc = sc.location
             problem = Problem(loc.path, loc.line, loc.col, message, code)
             on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]

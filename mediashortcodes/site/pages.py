@@ -202,27 +202,26 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
     )
 
 
-def _grouped(pages: list[PageSource], key: Callable[[str], str]) -> list[list[PageSource]]:
-    """The pages whose ``key(url_path)`` is the same, each group of several in order."""
-    by_key: dict[str, list[PageSource]] = {}
+def url_clashes(pages: list[PageSource], *, folded: bool = False) -> list[Problem]:
+    """One problem per URL that several ``pages`` would be written to, naming them all;
+    ``folded``: per set of URLs that differ only in letter case (one folder on Windows and
+    macOS)."""
+    by_url: dict[str, list[PageSource]] = {}
     for page in pages:
-        by_key.setdefault(key(page.url_path), []).append(page)
-    return [group for group in by_key.values() if len(group) > 1]
-
-
-def url_clashes(pages: list[PageSource]) -> list[Problem]:
-    """One problem per URL that several ``pages`` would be written to, naming them all."""
-    return [
-        Problem(
-            first.display_path,
-            0,  # the file as a whole: no line is to blame
-            0,
-            f"same URL {first.url_path} as {' and '.join(p.display_path for p in others)}; "
-            "rename or move all but one of them",
-            "url-clash",
+        by_url.setdefault(page.url_path.casefold() if folded else page.url_path, []).append(page)
+    problems = []
+    for first, *others in (group for group in by_url.values() if len(group) > 1):
+        names = " and ".join(p.display_path for p in others)
+        message = (
+            f"its URL {first.url_path} differs only in letter case from that of {names}: on "
+            "Windows and macOS they are one folder, and one page would replace the other; "
+            "rename all but one of them"
+            if folded
+            else f"same URL {first.url_path} as {names}; rename or move all but one of them"
         )
-        for first, *others in _grouped(pages, str)
-    ]
+        # Line 0: the file as a whole, no line is to blame.
+        problems.append(Problem(first.display_path, 0, 0, message, "url-clash"))
+    return problems
 
 
 # Names Windows keeps for devices, with or without an extension ("aux.md" -> the folder aux).
@@ -254,23 +253,6 @@ def unportable_names(pages: list[PageSource]) -> list[Problem]:
     return problems
 
 
-def case_clashes(pages: list[PageSource]) -> list[Problem]:
-    """One problem per set of URLs that differ only in letter case (one folder on Windows
-    and macOS)."""
-    return [
-        Problem(
-            first.display_path,
-            0,
-            0,
-            f"its URL {first.url_path} differs only in letter case from that of "
-            f"{' and '.join(p.display_path for p in others)}: on Windows and macOS they are "
-            "one folder, and one page would replace the other; rename all but one of them",
-            "url-clash",
-        )
-        for first, *others in _grouped(pages, str.casefold)
-    ]
-
-
 def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
     """The Markdown files under the content directory; the links skipped go into
     ``warnings``, the other regular files into ``others``."""
@@ -297,25 +279,20 @@ def load_pages(
     for name in names:
         path = content_dir / name
         try:
-            check_page_path(name, path)
+            # A dots-only part of its URL would write its HTML outside its folder.
+            if any(not part.strip(".") for part in name[: -len(".md")].split("/")):
+                raise PageError(
+                    display_path(path),
+                    0,
+                    "a page's name or folder cannot be dots only: its HTML would be written "
+                    "outside its folder (or over another page); rename it",
+                )
             pages.append(load_page(path, content_dir, shown(name, path)))
         except PageError as exc:
             if problems is None:
                 raise
             problems.append(exc.problem)
     return pages
-
-
-def check_page_path(name: str, path: Path) -> None:
-    """Refuse a page whose URL would have a dots-only part (written outside its folder)."""
-    parts = name[: -len(".md")].split("/")
-    if any(not part.strip(".") for part in parts):
-        raise PageError(
-            display_path(path),
-            0,
-            "a page's name or folder cannot be dots only: its HTML would be written outside "
-            "its folder (or over another page); rename it",
-        )
 
 
 def draft_folders(pages: list[PageSource], content_dir: Path) -> set[str]:

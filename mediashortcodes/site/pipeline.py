@@ -14,9 +14,10 @@ from urllib.parse import urlsplit
 
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
-from ..errors import OUTAGES, Problem
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from ..fileio import Confined, write_atomic
 from ..language import VIDEO, Shortcode
+from ..media.assets import publish
 from ..media.cache import MediaCache, Stored, cache_for
 from ..media.render import Renderer
 from ..media.resolve_step import resolve_site
@@ -30,12 +31,13 @@ from ..media.resolver import (
 from ..usage.manifest import Manifest, page_url
 from .markers import DeferredRenderer, with_markers_replaced
 from .pages import display_path
-from .template_problems import pages_named, shown_with_any_stop
+from .template_problems import pages_named
 
 log = logging.getLogger("mediashortcodes")
 
 SERVICE = "service"  # a warning's code: the service down, older cached metadata used
 CACHE = "cache"  # the cache held damaged entries, or its shared tier failed
+MEDIA = "media"  # a place's problem: its file cannot be shown
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,7 @@ class Pipeline:
         started = time.perf_counter()
         found = self.renderer.found_problems()
         result = BuildResult(pages=len(self.pages)) if result is None else result
-        with shown_with_any_stop([*stop_on, *found]):
+        try:
             try:
                 resolution = self._resolve_all(result, self.options.offline, snapshot, progress)
             except OUTAGES as exc:
@@ -175,9 +177,13 @@ class Pipeline:
                 self.cache.close()
                 self.cache = open_cache(self.config, self.options)
                 resolution = self._resolve_all(result, True, snapshot, progress)
+        except MediaShortcodesError as exc:  # what stops the work keeps its exit code
+            if (stops := [*stop_on, *found]) and not isinstance(exc, ContentError):
+                exc.content_problems = tuple(sorted(set(pages_named(stops))))
+            raise
         resolved = Resolved(self, resolution, result)
         resolved.html_for(prefix)  # every place rendered once: its problems are known now
-        failed = [(sc, f.message) for sc, f in resolution.pairs() if isinstance(f, Failure)]
+        failed = [(sc, f.message, MEDIA) for sc, f in resolution.pairs() if isinstance(f, Failure)]
         problems = [*found, *self.renderer.placed(failed + resolved.render_failed)]
         resolved.found = bool(found)
         resolved.problems = sorted(set(pages_named(problems)))
@@ -230,7 +236,8 @@ class Pipeline:
             ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         result.remote_hits = resolution.remote_hits
-        self.warnings += self._place_warnings(resolution.warnings)
+        # One warning per place and message, naming the pages of a place outside them.
+        self.warnings += sorted(set(pages_named(self.renderer.placed(resolution.warnings))))
         # Each place: an image (True), a video (False), or failed (None), once per page.
         kinds = [
             None if isinstance(outcome, Failure) else sc.name == "media_image"
@@ -243,14 +250,6 @@ class Pipeline:
                 if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
                     raise outcome.cause
         return resolution
-
-    def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
-        """One warning per place and message, naming the pages of a place outside them."""
-        by_code: dict[str, list[tuple[Shortcode, str]]] = {}
-        for sc, message, code in warnings:
-            by_code.setdefault(code, []).append((sc, message))
-        placed = [p for code, some in by_code.items() for p in self.renderer.placed(some, code)]
-        return sorted(set(pages_named(placed)))
 
 
 class Resolved:
@@ -265,7 +264,7 @@ class Resolved:
         self.pages = pipeline.pages
         self.found = False  # problems found while rendering
         self.problems: list[Problem] = []
-        self.render_failed: list[tuple[Shortcode, str]] = []
+        self.render_failed: list[tuple[Shortcode, str, str]] = []
         player_url, static_url = embed_urls(self.config)
         templates = self.config.path(self.config.site.templates)
         self._renderer = Renderer(
@@ -293,7 +292,7 @@ class Resolved:
         renderer = self._renderer
         html: list[str] = []
         element_ids: dict[int, str] = {}
-        failed: list[tuple[Shortcode, str]] = []
+        failed: list[tuple[Shortcode, str, str]] = []
         done: dict[str, str] = {}  # a site repeats shortcodes: each rendered once if it can
         for sc, outcome in self.resolution.pairs():
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
@@ -307,7 +306,7 @@ class Resolved:
                         text = renderer.image(sc, outcome.resolved(prefix))
                 except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
                     message = str(exc)
-                    failed.append((sc, message))
+                    failed.append((sc, message, MEDIA))
                 else:
                     if renderer.same_everywhere(sc):  # never a script embed: it has an id
                         done[sc.source] = text
@@ -354,10 +353,8 @@ class Resolved:
         script = [self.click_script[0]] if self.click_script else []
         return [f"{media_dir}/{name}" for name in [*script, *self.media]]
 
-    def publish(self, output: Path | Confined, *, close: bool = True) -> int:
-        """Put every file the pages show under ``output/<media_dir>/``; how many."""
-        from ..media.assets import publish
-
+    def publish(self, output: Path | Confined, *, close: bool = True) -> None:
+        """Put every file the pages show under ``output/<media_dir>/``."""
         images, script = self.media, self.click_script
         try:
             if images or script:  # no media folder for a site without media
@@ -371,7 +368,6 @@ class Resolved:
         finally:
             if close:
                 self.cache.close()
-        return len(images)
 
     def files_used(self, used: Iterable[int]) -> set[int]:
         """The file ids the places ``used`` count for in the usage manifest: a failure with a

@@ -16,8 +16,8 @@ import linecache
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -25,7 +25,7 @@ from types import FrameType, TracebackType
 import jinja2
 from jinja2.utils import missing, object_type_repr
 
-from ..errors import ContentError, MediaShortcodesError, Problem
+from ..errors import Problem
 from ..jinja import calling_template, template_path
 from .pages import PageSource, display_path
 
@@ -64,18 +64,6 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
         message = f"{problem.message} (rendering {listed}){after}"
         plain.append(Problem(problem.path, problem.line, problem.col, message, problem.code))
     return plain
-
-
-@contextmanager
-def shown_with_any_stop(found: list[Problem | OnPage]) -> Iterator[None]:
-    """Problems already ``found`` go with an error that stops the work (an outage, a
-    missing setting), whose exit code stands."""
-    try:
-        yield
-    except MediaShortcodesError as exc:
-        if found and not isinstance(exc, ContentError):
-            exc.content_problems = tuple(sorted(set(pages_named(found))))
-        raise
 
 
 def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem | OnPage:
@@ -125,13 +113,9 @@ def _innermost_template_frame(
     tb: TracebackType | None, templates_dir: Path
 ) -> tuple[str, int] | None:
     prefix = str(templates_dir) + os.sep
-    found: tuple[str, int] | None = None
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith(prefix):
-            found = (display_path(Path(filename)), tb.tb_lineno)
-        tb = tb.tb_next
-    return found
+    frames = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(tb)]
+    name, line = next((f for f in reversed(frames) if f[0].startswith(prefix)), ("", 0))
+    return (display_path(Path(name)), line) if name else None
 
 
 class PrintedUndefined(jinja2.Undefined):
@@ -159,14 +143,12 @@ def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:
 
 
 class UndefinedPrints:
-    """What the layouts printed undefined, by place and page; set it on an environment."""
+    """What the layouts of ``env`` printed undefined, by place and page."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: jinja2.Environment) -> None:
         self.page = ""
         self._variables: tuple[object, object] = (None, None)  # this page's `page` and `site`
         self._found: dict[OnPage, None] = {}  # ordered: warnings in the order first met
-
-    def install(self, env: jinja2.Environment) -> None:
         setattr(env, ATTRIBUTE, self)
 
     def begin_page(self, path: str, page: object, site: object) -> None:

@@ -49,14 +49,11 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def can_fork() -> bool:
-    return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
-
-
 def workers_for(requested: int | None, pages: int) -> int:
     """How many processes render ``pages`` pages: ``requested``, else one per usable CPU and
     per PAGES_PER_WORKER pages; at most one per page."""
-    if pages < 2 or requested == 1 or not can_fork():
+    forkable = hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
+    if pages < 2 or requested == 1 or not forkable:
         return 1
     if requested is None:
         return max(1, min(usable_cpus(), pages // PAGES_PER_WORKER))

@@ -186,8 +186,7 @@ def test_a_name_the_line_does_not_show_is_told_as_well_as_can_be() -> None:
 
     loader = jinja2.DictLoader({"t.html": "{{ page\n.titel }}{{ site['q'] }}{{ other.nope }}"})
     environment = jinja2.Environment(loader=loader, undefined=PrintedUndefined, autoescape=True)
-    prints = UndefinedPrints()
-    prints.install(environment)
+    prints = UndefinedPrints(environment)
     page: dict[str, Any] = {}
     site: dict[str, Any] = {}
     prints.begin_page("content/p.md", page, site)
