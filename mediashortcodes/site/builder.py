@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +86,7 @@ class SiteBuilder:
         resources = resources_of(others, pages_mod.draft_folders(found, content))
         # Such pages stop the build (exit 2) once the rest was resolved: one run lists all.
         page_errors = _page_errors(unreadable, sources)
-        warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
+        warnings += pages_mod.unportable_names(sources)
         rendered = self._render(sources, sources, warnings)
         result = self.result = BuildResult(pages=len(rendered), sources=sources)
         if options.syntax_only:

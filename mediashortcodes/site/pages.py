@@ -248,7 +248,7 @@ def unportable_names(pages: list[PageSource]) -> list[Problem]:
             why = unportable_name(part) if part else None
             if why:
                 message = f"its output folder {part!r} {why}; rename it to build on Windows too"
-                problems.append(Problem(page.display_path, 0, 0, message))
+                problems.append(Problem(page.display_path, 0, 0, message, "page"))
                 break
     return problems
 

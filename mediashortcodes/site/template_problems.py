@@ -77,19 +77,12 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
         )
     frame = _innermost_template_frame(exc.__traceback__, templates_dir)
     if isinstance(exc, jinja2.TemplateNotFound):
-        missing = (
-            f"template {exc.name!r} not found in {shown_dir}{_close_match(exc.name, templates_dir)}"
-        )
-        if frame is None:  # the page's own template, named by its front matter
-            return Problem(
-                page.display_path,
-                page.template_line,
-                1,
-                f"{missing}; create it or fix the page's template: key",
-                TEMPLATE,
-            )
-        path, line = frame
-        return Problem(path, line, 1, f"{missing}; create it or fix the name here", TEMPLATE)
+        close = _close_match(exc.name, templates_dir)
+        # Without a template's frame: the page's own template, named by its front matter.
+        path, line = frame or (page.display_path, page.template_line)
+        fix = "the name here" if frame else "the page's template: key"
+        message = f"template {exc.name!r} not found in {shown_dir}{close}; create it or fix {fix}"
+        return Problem(path, line, 1, message, TEMPLATE)
     what = str(exc) if isinstance(exc, jinja2.TemplateError) else f"{type(exc).__name__}: {exc}"
     if frame is None:
         return Problem(page.display_path, 1, 1, f"template error: {what}", TEMPLATE)
