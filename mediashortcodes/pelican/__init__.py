@@ -177,10 +177,10 @@ def all_generators_finalized(generators: Any) -> None:
         for name in ("_content", "_summary"):
             text = getattr(instance, name, None)
             if isinstance(text, str) and "\x02" in text:
-                setattr(instance, name, resolved.html_at_root(text))
+                setattr(instance, name, resolved.html(text))
         summary = instance.metadata.get("summary") if hasattr(instance, "metadata") else None
         if isinstance(summary, str) and "\x02" in summary:
-            instance.metadata["summary"] = resolved.html_at_root(summary)
+            instance.metadata["summary"] = resolved.html(summary)
     log.info(f"mediashortcodes: {resolved.result.summary()}")
 
 

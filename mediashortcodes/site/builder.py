@@ -44,6 +44,8 @@ class SiteBuilder:
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
+        # The media folder's URL in the pages.
+        self.prefix = media_url_prefix(config.site.base_url, config.site.media_dir)
         self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
         # What is counted so far: a stopped build's --format json summary shows it.
@@ -157,7 +159,7 @@ class SiteBuilder:
             refuse_escapes(resolved.media_outputs())
             confined = Confined(self.output, what="the output")
             resolved.publish(confined, close=False)
-            html, ids = resolved.html_for(self._prefix())
+            html, ids = resolved.html_for(self.prefix)
             for page in rendered:
                 text = with_markers_replaced(page.html, resolved.marker, html, ids)
                 write_atomic(confined.file(page.source.output_file), text.encode("utf-8"))
@@ -171,9 +173,6 @@ class SiteBuilder:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _prefix(self) -> str:
-        return media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
-
     def _resolved(
         self,
         result: BuildResult,
@@ -186,7 +185,7 @@ class SiteBuilder:
         """Resolve every rendered place into ``result``; raise on what stops a build."""
         stop_on = page_errors.problems if page_errors else ()
         resolved = self.pipeline.resolve(
-            self._prefix(), stop_on=stop_on, snapshot=snapshot, progress=progress, result=result
+            self.prefix, stop_on=stop_on, snapshot=snapshot, progress=progress, result=result
         )
         result.warnings = [*warnings, *resolved.result.warnings]
         # --keep-going stands in for files the service cannot give, not for the author's
@@ -236,7 +235,7 @@ class SiteBuilder:
             static_dir, confined, shown_static, static.files, static.skipped
         )
         result.warnings += copy_files(content, confined, shown_content, resources)
-        html, ids = resolved.html_for(self._prefix())
+        html, ids = resolved.html_for(self.prefix)
         own = rendered
         if self._workers is not None:  # they write their pages meanwhile
             self._workers.write(staging, html, ids)

@@ -320,21 +320,18 @@ class Resolved:
         self.render_failed = failed
         return html, element_ids
 
-    def replaced(self, text: str, prefix: str) -> str:
-        """``text`` with its markers replaced, linking the media at ``prefix``."""
+    def html(self, text: str, output_file: str | None = None) -> str:
+        """``text`` with its markers replaced, linking the media relative to the page at
+        ``output_file``, else root-relative."""
         if "\x02" not in text:
             return text
+        site = self.config.site
+        if output_file is None:
+            prefix = media_url_prefix(site.base_url, site.media_dir)
+        else:
+            prefix = depth_prefix(output_file, site.media_dir)
         html, ids = self.html_for(prefix)
         return with_markers_replaced(text, self.marker, html, ids)
-
-    def html(self, text: str, output_file: str) -> str:
-        """``text`` of the page at ``output_file`` with its markers replaced."""
-        return self.replaced(text, depth_prefix(output_file, self.config.site.media_dir))
-
-    def html_at_root(self, text: str) -> str:
-        """``text`` with its markers replaced, linking the media root-relative."""
-        site = self.config.site
-        return self.replaced(text, media_url_prefix(site.base_url, site.media_dir))
 
     @property
     def media(self) -> dict[str, Stored]:
