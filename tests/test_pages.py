@@ -6,14 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from mediashortcodes.errors import ConfigError
+from mediashortcodes.errors import ConfigError, Problem
 from mediashortcodes.site.pages import (
     PageError,
-    discover,
+    PageSource,
+    list_pages,
+    load_pages,
     split_front_matter,
     url_clashes,
     url_path_for,
 )
+
+
+def discover(content: Path, problems: list[Problem] | None = None) -> list[PageSource]:
+    """Every page under ``content``, as a build reads them."""
+    return load_pages(content, list_pages(content, [], []).files, problems)
 
 
 @pytest.mark.parametrize(
@@ -120,8 +127,6 @@ def test_url_clashes_names_every_source_of_a_shared_url(tmp_path: Path) -> None:
 
 def test_a_page_that_cannot_be_read_is_a_page_problem_not_a_traceback(tmp_path, monkeypatch):
     # chmod 000 does not stop root, as CI often runs: fail the read itself.
-    from mediashortcodes.site import pages
-
     page = tmp_path / "content" / "locked.md"
     page.parent.mkdir()
     page.write_text("# Locked\n")
@@ -134,5 +139,5 @@ def test_a_page_that_cannot_be_read_is_a_page_problem_not_a_traceback(tmp_path, 
 
     monkeypatch.setattr(Path, "read_text", read_text)
     problems: list = []
-    assert pages.discover(tmp_path / "content", problems) == []
+    assert discover(tmp_path / "content", problems) == []
     assert [p.message for p in problems] == ["cannot read it: Permission denied"]

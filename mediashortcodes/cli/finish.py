@@ -20,8 +20,9 @@ def finish(project: Path, offline: bool, refresh: bool) -> None:
     the media under site_dir, write site_dir/media-usage.json. Run it after `zensical build`.
     """
     from ..mkdocs.project import find_project
-    from ..site.finish import FinishPage, finish_site
+    from ..site.finish import finish_site
     from ..site.pages import display_path
+    from ..site.pipeline import PageEntry
 
     found = find_project(project)
     if found is None:
@@ -29,7 +30,7 @@ def finish(project: Path, offline: bool, refresh: bool) -> None:
             f"{project}: no mkdocs.yml or zensical.toml here; pass the project's folder"
         )
     config = found.config()
-    pages = [FinishPage(p.output_file, p.url, display_path(p.source)) for p in found.pages()]
+    pages = [PageEntry(p.output_file, p.url, display_path(p.source)) for p in found.pages()]
     resolved = finish_site(
         config, found.site_dir, pages, site_name=found.site_name, offline=offline, refresh=refresh
     )

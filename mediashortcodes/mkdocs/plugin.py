@@ -39,7 +39,6 @@ from ..pymarkdown import MediaShortcodesExtension
 from ..pymarkdown.extension import start_line_in
 from ..site.hosted import (
     host_config,
-    host_pipeline,
     page_title,
     resolved_for_host,
 )
@@ -132,7 +131,7 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
 
     def on_pre_build(self, *, config: Any) -> None:
         assert self.settings is not None
-        self.build = host_pipeline(self.settings, preview=self.preview)
+        self.build = Pipeline(self.settings, preview=self.preview)
         self.resolved = None
         self.pages, self.titles, self.site_urls = [], {}, []
 
@@ -201,7 +200,10 @@ class MediaShortcodesPlugin(BasePlugin[_Options]):  # type: ignore[valid-type]
             raise PluginError(f"mediashortcodes: {exc}") from None
         manifest = None
         if not self.preview and config.site_url:  # else usage is off: no page has an address
-            manifest = self.resolved.manifest(self.titles)
+            titles, pages = self.titles, self.resolved.pages
+            manifest = self.resolved.manifest(
+                (p.url, titles.get(p.output_file, ""), p.used) for p in pages
+            )
             keep = _previous_manifest(site_dir) if self.dirty else None
             if keep is not None:  # it stands for the site's pages not rendered this time
                 urls = [page_url(manifest.site, url) for url in self.site_urls]

@@ -25,7 +25,7 @@ from typing import Any
 from ..config import Config
 from ..errors import ContentError, MediaShortcodesError, Problem
 from ..language import Shortcode
-from ..site.hosted import host_config, host_pipeline, resolved_for_host
+from ..site.hosted import host_config, resolved_for_host
 from ..site.pages import display_path
 from ..site.pipeline import Pipeline, Resolved
 from ..usage.manifest import MANIFEST_NAME
@@ -52,7 +52,7 @@ class _State:
 
     def begin_run(self) -> None:
         assert self.config is not None
-        self.build = host_pipeline(self.config)
+        self.build = Pipeline(self.config)
         self.resolved = None
         self.contents, self.entries = [], {}
 
@@ -177,10 +177,10 @@ def all_generators_finalized(generators: Any) -> None:
         for name in ("_content", "_summary"):
             text = getattr(instance, name, None)
             if isinstance(text, str) and "\x02" in text:
-                setattr(instance, name, resolved.html_at_root(text))
+                setattr(instance, name, resolved.html(text))
         summary = instance.metadata.get("summary") if hasattr(instance, "metadata") else None
         if isinstance(summary, str) and "\x02" in summary:
-            instance.metadata["summary"] = resolved.html_at_root(summary)
+            instance.metadata["summary"] = resolved.html(summary)
     log.info(f"mediashortcodes: {resolved.result.summary()}")
 
 
@@ -200,8 +200,12 @@ def finalized(pelican: Any) -> None:
             if getattr(instance, "status", "published") != "draft"
         }
         # A draft is no published page; neither is a file Pelican read but did not publish.
-        entries = [p for p in build.pages if p.output_file in published]
-        resolved.manifest(published, entries=entries).write_atomic(output / MANIFEST_NAME)
+        pages = [
+            (p.url, published[p.output_file], p.used)
+            for p in build.pages
+            if p.output_file in published
+        ]
+        resolved.manifest(pages).write_atomic(output / MANIFEST_NAME)
 
 
 def project_config(folder: Path) -> tuple[Config, Path] | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +17,10 @@ from ..config import Config
 from ..errors import ContentError, MediaShortcodesError, Problem
 from ..fileio import Confined, write_atomic
 from ..media.resolver import Verified
-from ..usage.manifest import MANIFEST_NAME, Manifest, page_url
+from ..usage.manifest import MANIFEST_NAME, Manifest
 from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
-from .markers import DeferredRenderer, with_markers_replaced
+from .markers import with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, counted, media_url_prefix
 from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
@@ -45,15 +44,13 @@ class SiteBuilder:
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
+        # The media folder's URL in the pages.
+        self.prefix = media_url_prefix(config.site.base_url, config.site.media_dir)
         self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
         # What is counted so far: a stopped build's --format json summary shows it.
         self.result: BuildResult | None = None
         self._workers: Workers | None = None  # --workers: the processes rendering with this one
-
-    @property
-    def deferred(self) -> DeferredRenderer:
-        return self.pipeline.renderer
 
     def build(self, progress: Callable[[int, int], Any] | None = None) -> BuildResult:
         started = time.perf_counter()
@@ -80,7 +77,9 @@ class SiteBuilder:
             check_output_dir(self.output, self.config)  # before any work: fail fast
         if not (options.offline or options.syntax_only):
             require_sandbox_extra(self.config)  # one error, not one per image
-        self.pipeline.start_head_start()  # the shared tier's images come while pages render
+        if not (options.syntax_only or options.check_only or options.offline or options.refresh):
+            # The shared tier's images come while pages render (media/head_start.py).
+            self.pipeline.cache.start_head_start(str(self.config.root))
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
@@ -89,15 +88,17 @@ class SiteBuilder:
         resources = resources_of(others, pages_mod.draft_folders(found, content))
         # Such pages stop the build (exit 2) once the rest was resolved: one run lists all.
         page_errors = _page_errors(unreadable, sources)
-        warnings += [replace(p, code="page") for p in pages_mod.unportable_names(sources)]
+        warnings += pages_mod.unportable_names(sources)
         rendered = self._render(sources, sources, warnings)
         result = self.result = BuildResult(pages=len(rendered), sources=sources)
         if options.syntax_only:
-            self._stop_on(page_errors, pages_named(self.deferred.found_problems()))
+            self._stop_on(page_errors, pages_named(self.pipeline.renderer.found_problems()))
             result.warnings = warnings
         else:
             resolved = self._resolved(result, warnings, page_errors, progress=progress)
-            result.manifest = self._manifest(rendered, resolved)
+            result.manifest = resolved.manifest(
+                (p.source.url, p.source.title, p.used) for p in rendered
+            )
             if options.check_only:
                 result.srcset = srcset_lines(resolved)
             else:
@@ -139,7 +140,7 @@ class SiteBuilder:
         else:
             run = self.renderer.render_pages(sources, site)
         warnings += run.warnings
-        warnings += self.renderer.undefined_prints.warnings(run.undefined)
+        warnings += pages_named(run.undefined)
         return run.pages
 
     def update_pages(
@@ -154,11 +155,11 @@ class SiteBuilder:
             rendered = self._render(pages, listing, warnings)
             result = BuildResult(pages=len(rendered), sources=listing)
             resolved = self._resolved(result, warnings, None, snapshot=False)
-            manifest = self._manifest(rendered, resolved)
+            manifest = resolved.manifest((p.source.url, p.source.title, p.used) for p in rendered)
             refuse_escapes(resolved.media_outputs())
             confined = Confined(self.output, what="the output")
             resolved.publish(confined, close=False)
-            html, ids = resolved.html_for(self._prefix())
+            html, ids = resolved.html_for(self.prefix)
             for page in rendered:
                 text = with_markers_replaced(page.html, resolved.marker, html, ids)
                 write_atomic(confined.file(page.source.output_file), text.encode("utf-8"))
@@ -172,9 +173,6 @@ class SiteBuilder:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _prefix(self) -> str:
-        return media_url_prefix(self.config.site.base_url, self.config.site.media_dir)
-
     def _resolved(
         self,
         result: BuildResult,
@@ -187,7 +185,7 @@ class SiteBuilder:
         """Resolve every rendered place into ``result``; raise on what stops a build."""
         stop_on = page_errors.problems if page_errors else ()
         resolved = self.pipeline.resolve(
-            self._prefix(), stop_on=stop_on, snapshot=snapshot, progress=progress, result=result
+            self.prefix, stop_on=stop_on, snapshot=snapshot, progress=progress, result=result
         )
         result.warnings = [*warnings, *resolved.result.warnings]
         # --keep-going stands in for files the service cannot give, not for the author's
@@ -207,16 +205,6 @@ class SiteBuilder:
         if listed:
             head = f"{len(set(listed))} problem(s) found"
             raise ContentError(listed, head if self.options.check_only else "")
-
-    def _manifest(self, rendered: list[RenderedPage], resolved: Resolved) -> Manifest:
-        base_url = self.config.site.base_url
-        return Manifest.from_pages(
-            base_url,
-            [
-                (page_url(base_url, p.source.url), p.source.title, resolved.files_used(p.used))
-                for p in rendered
-            ],
-        )
 
     def _write(
         self,
@@ -247,7 +235,7 @@ class SiteBuilder:
             static_dir, confined, shown_static, static.files, static.skipped
         )
         result.warnings += copy_files(content, confined, shown_content, resources)
-        html, ids = resolved.html_for(self._prefix())
+        html, ids = resolved.html_for(self.prefix)
         own = rendered
         if self._workers is not None:  # they write their pages meanwhile
             self._workers.write(staging, html, ids)
@@ -271,8 +259,7 @@ def _page_errors(
     heads = [f"{len(unreadable)} page(s) cannot be read"] if unreadable else []
     if clashes:
         heads.append(f"{len(clashes)} URL(s) given by more than one page")
-    elif folded := pages_mod.case_clashes(sources):
-        clashes = [replace(p, code=p.code or "url-clash") for p in folded]
+    elif clashes := pages_mod.url_clashes(sources, folded=True):
         heads.append(f"{len(clashes)} URL(s) that Windows and macOS would write into one folder")
     if not clashes:
         return pages_mod.PageErrors(unreadable) if unreadable else None

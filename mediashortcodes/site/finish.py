@@ -13,17 +13,14 @@ from ..errors import ConfigError
 from ..fileio import Confined, write_atomic
 from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
-from .hosted import host_pipeline, page_title, resolved_for_host
-from .pipeline import PageEntry, Pipeline, Resolved
-
-# A page of the built site: (output_file, url, source as problems name it).
-FinishPage = PageEntry
+from .hosted import page_title, resolved_for_host
+from .pipeline import BuildOptions, PageEntry, Pipeline, Resolved
 
 
 def finish_site(
     config: Config,
     site_dir: Path,
-    pages: Iterable[FinishPage],
+    pages: Iterable[PageEntry],
     *,
     site_name: str = "",
     offline: bool = False,
@@ -33,7 +30,7 @@ def finish_site(
     manifest newer than every page). Raises ContentError, and then writes nothing."""
     if not site_dir.is_dir():
         raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
-    build = host_pipeline(config, offline=offline, refresh=refresh)
+    build = Pipeline(config, BuildOptions(offline=offline, refresh=refresh))
     texts: dict[str, str] = {}
     newest = 0.0
     refs = 0
@@ -60,7 +57,8 @@ def finish_site(
             write_atomic(confined.file(output_file), html.encode("utf-8"))
     resolved.publish(site_dir)
     if config.site.base_url:
-        resolved.manifest(titles).write_atomic(manifest_file)
+        pages_used = [(p.url, titles.get(p.output_file, ""), p.used) for p in build.pages]
+        resolved.manifest(pages_used).write_atomic(manifest_file)
     return resolved
 
 

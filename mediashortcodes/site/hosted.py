@@ -10,16 +10,7 @@ from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
 from ..errors import ConfigError, ContentError
-from .pipeline import BuildOptions, Pipeline, Resolved, depth_prefix
-
-
-def host_pipeline(
-    config: Config, *, offline: bool = False, refresh: bool = False, preview: bool = False
-) -> Pipeline:
-    """A host's build; ``preview`` (``mkdocs serve``): placeholders from the cache when the
-    service cannot be reached, and content problems are warnings."""
-    options = BuildOptions(offline=offline, refresh=refresh, keep_going=preview)
-    return Pipeline(config, options, preview=preview)
+from .pipeline import Pipeline, Resolved, depth_prefix
 
 
 def resolved_for_host(pipeline: Pipeline) -> Resolved:
@@ -27,12 +18,11 @@ def resolved_for_host(pipeline: Pipeline) -> Resolved:
     previewing), an outage's error, or a setting's."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
+        if resolved.problems and not pipeline.preview:
+            raise ContentError(resolved.problems)
     except BaseException:
         pipeline.close()
         raise
-    if resolved.problems and not pipeline.preview:
-        pipeline.close()
-        raise ContentError(resolved.problems)
     return resolved
 
 
@@ -50,25 +40,18 @@ def host_config(
     base_url`` is the host's ``site_url`` (named ``site_url_key`` in errors)."""
     sections = {k: v for k, v in options.items() if k != "config"}
     named = options.get("config")
-    file = root / str(named) if named else root / CONFIG_NAME
-    if named and not file.is_file():
+    file = root / str(named or CONFIG_NAME)
+    found = file.is_file()
+    if named and not found:
         raise ConfigError(f"{where}: config: {file} does not exist; create it or fix the path")
-    data: dict[str, object] = {}
-    text = ""
-    source = where
-    if file.is_file():
-        data, text = read_toml(file)
-        source = str(file)
+    data, text = read_toml(file) if found else ({}, "")
     for name, values in sections.items():
-        if values is None:
-            continue
         if isinstance(values, Mapping) and isinstance(data.get(name), Mapping):
-            data[name] = {**data[name], **values}  # type: ignore[dict-item]
-        else:
+            values = {**data[name], **values}  # type: ignore[dict-item]
+        if values is not None:
             data[name] = values
-    if sections:
-        source = f"{source} and {where}" if file.is_file() else where
-    config = from_mapping(data, root, source=source, text=text if not sections else "")
+    source = (f"{file} and {where}" if sections else str(file)) if found else where
+    config = from_mapping(data, root, source=source, text="" if sections else text)
     if site_url:
         return replace(config, site=replace(config.site, base_url=site_url))
     if require_site_url and config.usage.enabled:

@@ -59,11 +59,15 @@ class DeferredRenderer:
             # A layout's place is one place on every page, known by its text and place,
             # also across worker processes.
             index = self._places.setdefault(shortcode, len(self.shortcodes))
+        self.used.add(self._listed(shortcode, index))
+        return f"{self._opening}{index}\x03"
+
+    def _listed(self, shortcode: Shortcode, index: int) -> int:
+        """``index``, the shortcode listed there first when it is a new one."""
         if index == len(self.shortcodes):
             self.shortcodes.append(shortcode)
             self._index[id(shortcode)] = index
-        self.used.add(index)
-        return f"{self._opening}{index}\x03"
+        return index
 
     def problem(self, problem: Problem) -> str:
         problem = replace(problem, code=problem.code or SHORTCODE)
@@ -90,10 +94,7 @@ class DeferredRenderer:
             index = len(self.shortcodes)
             if i in shared:
                 index = self._places.setdefault(shortcode, index)
-            if index == len(self.shortcodes):
-                self.shortcodes.append(shortcode)
-                self._index[id(shortcode)] = index
-            table.append(index)
+            table.append(self._listed(shortcode, index))
         self.problems += theirs.problems
         self.on_pages += theirs.on_pages
         uses: list[set[int]] = []
@@ -107,19 +108,18 @@ class DeferredRenderer:
         """Every problem found while rendering."""
         return [*self.problems, *self.on_pages]
 
-    def placed(
-        self, failed: list[tuple[Shortcode, str]], code: str = "media"
-    ) -> list[Problem | OnPage]:
-        """The problem (or warning) of each failed place, naming its pages when outside them."""
+    def placed(self, failed: list[tuple[Shortcode, str, str]]) -> list[Problem | OnPage]:
+        """The problem (or warning) of each failed place (shortcode, message, code), naming
+        its pages when outside them."""
         if not failed:
             return []
-        indices = {self._index.get(id(sc), -1) for sc, _ in failed}
+        indices = {self._index.get(id(sc), -1) for sc, _, _ in failed}
         pages: dict[int, list[str]] = {i: [] for i in indices}
         for page, used in self.page_uses:
             for i in used & indices:
                 pages[i].append(page)
         problems: list[Problem | OnPage] = []
-        for sc, message in failed:
+        for sc, message, code in failed:
             loc = sc.location
             problem = Problem(loc.path, loc.line, loc.col, message, code)
             on = [page for page in pages[self._index.get(id(sc), -1)] if page != loc.path]

@@ -22,10 +22,6 @@ from ..fileio import (
 from ..usage.manifest import MANIFEST_NAME
 
 
-def _holds(outer: Path, inner: Path) -> bool:
-    return inner == outer or inner.is_relative_to(outer)
-
-
 def check_output_dir(output: Path, config: Config) -> None:
     """Raise a ConfigError naming the setting when replacing ``output`` would lose files."""
     output = output.resolve()
@@ -42,14 +38,14 @@ def check_output_dir(output: Path, config: Config) -> None:
         ),
     }
     for what, (path, or_else) in protected.items():
-        if _holds(output, path):
+        if path.is_relative_to(output):
             raise ConfigError(
                 f"the output directory {output} holds {what}, which the build would delete "
                 "when it replaces the output; set [site] output (or --output) to a folder "
                 f"of its own, such as _site{or_else}"
             )
     for setting, folder in (("static", site.static), ("content", site.content)):
-        if _holds(config.path(folder), output):
+        if output.is_relative_to(config.path(folder)):
             raise ConfigError(
                 f"the output directory {output} is inside [site] {setting}, whose files are "
                 "the site's sources; set [site] output (or --output) to a folder outside it"

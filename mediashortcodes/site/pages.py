@@ -4,6 +4,7 @@ included: a problem points at the line the author sees."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -104,20 +105,16 @@ def url_path_for(relative: Path) -> str:
 
 
 # libyaml's parser where PyYAML has it: yaml.safe_load's types, much faster.
-_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_SAFE_LOADER)
+_load_yaml = functools.partial(yaml.load, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
     """Return (front matter, body, line number where the body starts)."""
     lines = text.splitlines(keepends=True)
-    if not lines or not _is_fence(lines[0], "---"):
+    if not lines or lines[0].rstrip() != "---":
         return {}, text, 1
     for index, line in enumerate(lines[1:], start=1):
-        if _is_fence(line, "---", "..."):
+        if line.rstrip() in ("---", "..."):
             raw = "".join(lines[1:index])
             try:
                 data = _load_yaml(raw) if raw.strip() else {}
@@ -149,11 +146,6 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
     raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
 
 
-def _is_fence(line: str, *fences: str) -> bool:
-    """Whether ``line`` is one of ``fences``, give or take trailing whitespace."""
-    return line.rstrip() in fences
-
-
 def _unbuildable_line(raw: str) -> int:
     """The line (1 = the first after ---) whose value alone cannot be built, else 1."""
     for number, line in enumerate(raw.splitlines(), start=1):
@@ -169,11 +161,11 @@ def _unbuildable_line(raw: str) -> int:
 def key_line(text: str, key: str) -> int:
     """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
     lines = text.splitlines()
-    if not lines or not _is_fence(lines[0], "---"):
+    if not lines or lines[0].rstrip() != "---":
         return 1
     pattern = re.compile(rf"{re.escape(key)}\s*:")
     for number, line in enumerate(lines[1:], start=2):
-        if _is_fence(line, "---", "..."):
+        if line.rstrip() in ("---", "..."):
             break
         if pattern.match(line):
             return number
@@ -210,27 +202,26 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
     )
 
 
-def _grouped(pages: list[PageSource], key: Callable[[str], str]) -> list[list[PageSource]]:
-    """The pages whose ``key(url_path)`` is the same, each group of several in order."""
-    by_key: dict[str, list[PageSource]] = {}
+def url_clashes(pages: list[PageSource], *, folded: bool = False) -> list[Problem]:
+    """One problem per URL that several ``pages`` would be written to, naming them all;
+    ``folded``: per set of URLs that differ only in letter case (one folder on Windows and
+    macOS)."""
+    by_url: dict[str, list[PageSource]] = {}
     for page in pages:
-        by_key.setdefault(key(page.url_path), []).append(page)
-    return [group for group in by_key.values() if len(group) > 1]
-
-
-def url_clashes(pages: list[PageSource]) -> list[Problem]:
-    """One problem per URL that several ``pages`` would be written to, naming them all."""
-    return [
-        Problem(
-            first.display_path,
-            0,  # the file as a whole: no line is to blame
-            0,
-            f"same URL {first.url_path} as {' and '.join(p.display_path for p in others)}; "
-            "rename or move all but one of them",
-            "url-clash",
+        by_url.setdefault(page.url_path.casefold() if folded else page.url_path, []).append(page)
+    problems = []
+    for first, *others in (group for group in by_url.values() if len(group) > 1):
+        names = " and ".join(p.display_path for p in others)
+        message = (
+            f"its URL {first.url_path} differs only in letter case from that of {names}: on "
+            "Windows and macOS they are one folder, and one page would replace the other; "
+            "rename all but one of them"
+            if folded
+            else f"same URL {first.url_path} as {names}; rename or move all but one of them"
         )
-        for first, *others in _grouped(pages, str)
-    ]
+        # Line 0: the file as a whole, no line is to blame.
+        problems.append(Problem(first.display_path, 0, 0, message, "url-clash"))
+    return problems
 
 
 # Names Windows keeps for devices, with or without an extension ("aux.md" -> the folder aux).
@@ -257,31 +248,9 @@ def unportable_names(pages: list[PageSource]) -> list[Problem]:
             why = unportable_name(part) if part else None
             if why:
                 message = f"its output folder {part!r} {why}; rename it to build on Windows too"
-                problems.append(Problem(page.display_path, 0, 0, message))
+                problems.append(Problem(page.display_path, 0, 0, message, "page"))
                 break
     return problems
-
-
-def case_clashes(pages: list[PageSource]) -> list[Problem]:
-    """One problem per set of URLs that differ only in letter case (one folder on Windows
-    and macOS)."""
-    return [
-        Problem(
-            first.display_path,
-            0,
-            0,
-            f"its URL {first.url_path} differs only in letter case from that of "
-            f"{' and '.join(p.display_path for p in others)}: on Windows and macOS they are "
-            "one folder, and one page would replace the other; rename all but one of them",
-        )
-        for first, *others in _grouped(pages, str.casefold)
-    ]
-
-
-def discover(content_dir: Path, problems: list[Problem] | None = None) -> list[PageSource]:
-    """All Markdown pages under the content directory, drafts included, in path order; one
-    that cannot be read goes into ``problems`` (without it, raises ``PageError``)."""
-    return load_pages(content_dir, list_pages(content_dir, [], []).files, problems)
 
 
 def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
@@ -303,31 +272,27 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
 def load_pages(
     content_dir: Path, names: list[str], problems: list[Problem] | None = None
 ) -> list[PageSource]:
-    """The pages ``names`` (posix paths under it), as :func:`discover` reads them."""
+    """The pages ``names`` (posix paths under it); one that cannot be read goes into
+    ``problems`` (without it, raises ``PageError``)."""
     pages = []
     shown = _display_paths_under(content_dir)
     for name in names:
         path = content_dir / name
         try:
-            check_page_path(name, path)
+            # A dots-only part of its URL would write its HTML outside its folder.
+            if any(not part.strip(".") for part in name[: -len(".md")].split("/")):
+                raise PageError(
+                    display_path(path),
+                    0,
+                    "a page's name or folder cannot be dots only: its HTML would be written "
+                    "outside its folder (or over another page); rename it",
+                )
             pages.append(load_page(path, content_dir, shown(name, path)))
         except PageError as exc:
             if problems is None:
                 raise
             problems.append(exc.problem)
     return pages
-
-
-def check_page_path(name: str, path: Path) -> None:
-    """Refuse a page whose URL would have a dots-only part (written outside its folder)."""
-    parts = name[: -len(".md")].split("/")
-    if any(not part.strip(".") for part in parts):
-        raise PageError(
-            display_path(path),
-            0,
-            "a page's name or folder cannot be dots only: its HTML would be written outside "
-            "its folder (or over another page); rename it",
-        )
 
 
 def draft_folders(pages: list[PageSource], content_dir: Path) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,10 @@ from urllib.parse import urlsplit
 
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
-from ..errors import OUTAGES, Problem
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
 from ..fileio import Confined, write_atomic
 from ..language import VIDEO, Shortcode
+from ..media.assets import publish
 from ..media.cache import MediaCache, Stored, cache_for
 from ..media.render import Renderer
 from ..media.resolve_step import resolve_site
@@ -29,12 +30,14 @@ from ..media.resolver import (
 )
 from ..usage.manifest import Manifest, page_url
 from .markers import DeferredRenderer, with_markers_replaced
-from .template_problems import pages_named, shown_with_any_stop
+from .pages import display_path
+from .template_problems import pages_named
 
 log = logging.getLogger("mediashortcodes")
 
 SERVICE = "service"  # a warning's code: the service down, older cached metadata used
 CACHE = "cache"  # the cache held damaged entries, or its shared tier failed
+MEDIA = "media"  # a place's problem: its file cannot be shown
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,6 @@ class BuildResult:
     srcset: list[str] = field(default_factory=list)  # `check`: the srcset each image asks for
 
     def summary(self) -> str:
-        from .pages import display_path
-
         where = f" -> {display_path(self.output)}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
         shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
@@ -141,12 +142,6 @@ class Pipeline:
         self.warnings: list[Problem] = []  # the resolve step's
         self.cache = cache or open_cache(config, self.options)
 
-    def start_head_start(self) -> None:
-        """Start the shared tier's head start (media/head_start.py) before pages render."""
-        options = self.options
-        if not (options.syntax_only or options.check_only or options.offline or options.refresh):
-            self.cache.start_head_start(str(self.config.root))
-
     def close(self) -> None:
         self.cache.close()  # its head start ends; a read-only cache's downloads go
 
@@ -172,7 +167,7 @@ class Pipeline:
         started = time.perf_counter()
         found = self.renderer.found_problems()
         result = BuildResult(pages=len(self.pages)) if result is None else result
-        with shown_with_any_stop([*stop_on, *found]):
+        try:
             try:
                 resolution = self._resolve_all(result, self.options.offline, snapshot, progress)
             except OUTAGES as exc:
@@ -182,9 +177,13 @@ class Pipeline:
                 self.cache.close()
                 self.cache = open_cache(self.config, self.options)
                 resolution = self._resolve_all(result, True, snapshot, progress)
+        except MediaShortcodesError as exc:  # what stops the work keeps its exit code
+            if (stops := [*stop_on, *found]) and not isinstance(exc, ContentError):
+                exc.content_problems = tuple(sorted(set(pages_named(stops))))
+            raise
         resolved = Resolved(self, resolution, result)
         resolved.html_for(prefix)  # every place rendered once: its problems are known now
-        failed = [(sc, f.message) for sc, f in resolution.pairs() if isinstance(f, Failure)]
+        failed = [(sc, f.message, MEDIA) for sc, f in resolution.pairs() if isinstance(f, Failure)]
         problems = [*found, *self.renderer.placed(failed + resolved.render_failed)]
         resolved.found = bool(found)
         resolved.problems = sorted(set(pages_named(problems)))
@@ -199,17 +198,46 @@ class Pipeline:
         snapshot: bool,
         progress: Callable[[int, int], Any] | None,
     ) -> Resolution:
-        shortcodes = self.renderer.shortcodes
+        """The media layer's resolve step; its warnings are kept even when it raises."""
+        options, shortcodes = self.options, self.renderer.shortcodes
         # Before any fetch: the service URL names the cache (even --offline).
         if shortcodes:
             require_service_urls(self.config)
         first_video = next((sc for sc in shortcodes if sc.name == VIDEO), None)
         if first_video is not None:
             require_embed_urls(self.config, str(first_video.location))
-        resolution, result.requests = self._resolve_step(offline, snapshot, progress)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, len(shortcodes))
+
+        try:
+            # `check` uses no variant, an update some pages' only: either would shrink it.
+            if snapshot and not options.check_only:
+                self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
+            resolution, result.requests, warnings = resolve_site(
+                self.config,
+                self.cache,
+                shortcodes,
+                jobs=options.jobs or self.config.build.jobs,
+                refresh=options.refresh,
+                offline=offline,
+                verify_only=options.check_only,
+                progress=tick,
+            )
+            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
+            self.cache.save_snapshot()
+        finally:
+            self.warnings += [
+                Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
+            ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
         result.remote_hits = resolution.remote_hits
-        self.warnings += self._place_warnings(resolution.warnings)
+        # One warning per place and message, naming the pages of a place outside them.
+        self.warnings += sorted(set(pages_named(self.renderer.placed(resolution.warnings))))
         # Each place: an image (True), a video (False), or failed (None), once per page.
         kinds = [
             None if isinstance(outcome, Failure) else sc.name == "media_image"
@@ -222,49 +250,6 @@ class Pipeline:
                 if isinstance(outcome, Failure) and isinstance(outcome.cause, OUTAGES):
                     raise outcome.cause
         return resolution
-
-    def _resolve_step(
-        self, offline: bool, snapshot: bool, progress: Callable[[int, int], Any] | None
-    ) -> tuple[Resolution, int]:
-        """The media layer's resolve step; its warnings are kept even when it raises."""
-        options, shortcodes = self.options, self.renderer.shortcodes
-        total, done = len(shortcodes), 0
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(done, total)
-
-        try:
-            # `check` uses no variant, an update some pages' only: either would shrink it.
-            if snapshot and not options.check_only:
-                self.cache.open_snapshot(str(self.config.root), read=not options.refresh)
-            resolution, requests, warnings = resolve_site(
-                self.config,
-                self.cache,
-                shortcodes,
-                jobs=options.jobs or self.config.build.jobs,
-                refresh=options.refresh,
-                offline=offline,
-                verify_only=options.check_only,
-                progress=tick,
-            )
-            self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
-            self.cache.save_snapshot()
-            return resolution, requests
-        finally:
-            self.warnings += [
-                Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
-            ]
-
-    def _place_warnings(self, warnings: list[tuple[Shortcode, str, str]]) -> list[Problem]:
-        """One warning per place and message, naming the pages of a place outside them."""
-        by_code: dict[str, list[tuple[Shortcode, str]]] = {}
-        for sc, message, code in warnings:
-            by_code.setdefault(code, []).append((sc, message))
-        placed = [p for code, some in by_code.items() for p in self.renderer.placed(some, code)]
-        return sorted(set(pages_named(placed)))
 
 
 class Resolved:
@@ -279,7 +264,7 @@ class Resolved:
         self.pages = pipeline.pages
         self.found = False  # problems found while rendering
         self.problems: list[Problem] = []
-        self.render_failed: list[tuple[Shortcode, str]] = []
+        self.render_failed: list[tuple[Shortcode, str, str]] = []
         player_url, static_url = embed_urls(self.config)
         templates = self.config.path(self.config.site.templates)
         self._renderer = Renderer(
@@ -299,17 +284,15 @@ class Resolved:
     def html_for(self, prefix: str) -> tuple[list[str], dict[int, str]]:
         """Each place's HTML linking media at ``prefix``, and its script embeds' element ids."""
         if prefix not in self._by_prefix:
-            html, ids, failed = self._final_html(prefix)
-            if not self._by_prefix:
-                self.render_failed = failed
-            self._by_prefix[prefix] = (html, ids)
+            self._by_prefix[prefix] = self._final_html(prefix)
         return self._by_prefix[prefix]
 
-    def _final_html(self, prefix: str) -> tuple[list[str], dict[int, str], list[Any]]:
+    def _final_html(self, prefix: str) -> tuple[list[str], dict[int, str]]:
+        """Sets :attr:`render_failed` (the places whose HTML cannot be written)."""
         renderer = self._renderer
         html: list[str] = []
         element_ids: dict[int, str] = {}
-        failed: list[tuple[Shortcode, str]] = []
+        failed: list[tuple[Shortcode, str, str]] = []
         done: dict[str, str] = {}  # a site repeats shortcodes: each rendered once if it can
         for sc, outcome in self.resolution.pairs():
             if isinstance(outcome, (ImageOutcome, VideoOutcome)):
@@ -323,7 +306,7 @@ class Resolved:
                         text = renderer.image(sc, outcome.resolved(prefix))
                 except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
                     message = str(exc)
-                    failed.append((sc, message))
+                    failed.append((sc, message, MEDIA))
                 else:
                     if renderer.same_everywhere(sc):  # never a script embed: it has an id
                         done[sc.source] = text
@@ -334,23 +317,21 @@ class Resolved:
             else:
                 message = outcome.message if isinstance(outcome, Failure) else "not resolved"
             html.append(renderer.placeholder(sc, message))
-        return html, element_ids, failed
+        self.render_failed = failed
+        return html, element_ids
 
-    def replaced(self, text: str, prefix: str) -> str:
-        """``text`` with its markers replaced, linking the media at ``prefix``."""
+    def html(self, text: str, output_file: str | None = None) -> str:
+        """``text`` with its markers replaced, linking the media relative to the page at
+        ``output_file``, else root-relative."""
         if "\x02" not in text:
             return text
+        site = self.config.site
+        if output_file is None:
+            prefix = media_url_prefix(site.base_url, site.media_dir)
+        else:
+            prefix = depth_prefix(output_file, site.media_dir)
         html, ids = self.html_for(prefix)
         return with_markers_replaced(text, self.marker, html, ids)
-
-    def html(self, text: str, output_file: str) -> str:
-        """``text`` of the page at ``output_file`` with its markers replaced."""
-        return self.replaced(text, depth_prefix(output_file, self.config.site.media_dir))
-
-    def html_at_root(self, text: str) -> str:
-        """``text`` with its markers replaced, linking the media root-relative."""
-        site = self.config.site
-        return self.replaced(text, media_url_prefix(site.base_url, site.media_dir))
 
     @property
     def media(self) -> dict[str, Stored]:
@@ -369,10 +350,8 @@ class Resolved:
         script = [self.click_script[0]] if self.click_script else []
         return [f"{media_dir}/{name}" for name in [*script, *self.media]]
 
-    def publish(self, output: Path | Confined, *, close: bool = True) -> int:
-        """Put every file the pages show under ``output/<media_dir>/``; how many."""
-        from ..media.assets import publish
-
+    def publish(self, output: Path | Confined, *, close: bool = True) -> None:
+        """Put every file the pages show under ``output/<media_dir>/``."""
         images, script = self.media, self.click_script
         try:
             if images or script:  # no media folder for a site without media
@@ -386,7 +365,6 @@ class Resolved:
         finally:
             if close:
                 self.cache.close()
-        return len(images)
 
     def files_used(self, used: Iterable[int]) -> set[int]:
         """The file ids the places ``used`` count for in the usage manifest: a failure with a
@@ -399,15 +377,8 @@ class Resolved:
         ids = self._file_ids
         return {file_id for i in used if (file_id := ids[i]) is not None}
 
-    def manifest(
-        self,
-        titles: Mapping[str, str],
-        entries: Iterable[PageEntry] | None = None,
-    ) -> Manifest:
-        """A host's usage manifest of ``entries`` (default all), ``titles`` by output file."""
+    def manifest(self, pages: Iterable[tuple[str, str, Iterable[int]]]) -> Manifest:
+        """The usage manifest of ``pages``: (path as the host links it, title, places used)."""
         base = self.config.site.base_url
-        listed = [
-            (page_url(base, p.url), titles.get(p.output_file, ""), self.files_used(p.used))
-            for p in (self.pages if entries is None else entries)
-        ]
+        listed = [(page_url(base, url), title, self.files_used(used)) for url, title, used in pages]
         return Manifest.from_pages(base, listed)

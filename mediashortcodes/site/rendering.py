@@ -16,10 +16,9 @@ from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from ..jinja import MediaShortcodesExtension
 from ..markdown import shortcodes_plugin
-from .layout_undefined import PrintedUndefined, UndefinedPrints
 from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
 from .pages import PageSource
-from .template_problems import OnPage, template_problem
+from .template_problems import OnPage, PrintedUndefined, UndefinedPrints, template_problem
 
 
 @dataclass
@@ -59,7 +58,6 @@ class PageRenderer:
             .enable(["table", "strikethrough"])
             .use(shortcodes_plugin, renderer=deferred)
         )
-        self.undefined_prints = UndefinedPrints()
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(self.templates_dir)),
             autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
@@ -69,7 +67,7 @@ class PageRenderer:
             undefined=PrintedUndefined,
         )
         self.env.mediashortcodes_renderer = deferred  # type: ignore[attr-defined]
-        self.undefined_prints.install(self.env)
+        self.undefined_prints = UndefinedPrints(self.env)
 
     def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
         """Render ``sources``; a page whose layout fails is left out, its problem recorded."""

@@ -1,27 +1,39 @@
-"""Errors raised while rendering a page's layout, as problems at the template line to fix.
+"""A layout's errors and printed undefined values, at the template line to fix.
 
 Jinja's rewritten traceback carries template files and lines: the innermost is where the
 author must look; the page is named too (its front matter may be the cause), and a
 layout's error on many pages is listed once (:func:`pages_named`).
+
+A typo (``{{ page.titel }}``) prints nothing, but an error would be wrong: front matter is
+optional, and tests, ``or``, ``default`` and loops are how layouts say so. Only *printing*
+an undefined value is worth a warning.
 """
 
 from __future__ import annotations
 
 import difflib
+import linecache
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+import re
+import sys
+import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 
 import jinja2
+from jinja2.utils import missing, object_type_repr
 
-from ..errors import ContentError, MediaShortcodesError, Problem
+from ..errors import Problem
+from ..jinja import calling_template, template_path
 from .pages import PageSource, display_path
 
 SHOWN_PAGES = 3  # a problem on a thousand pages names this many, then counts the rest
 TEMPLATE = "template"  # the code of a layout's problems (Problem.code)
+ATTRIBUTE = "mediashortcodes_undefined_prints"  # the environment's recorder, if any
+UNDEFINED = "undefined"  # the warning's code (Problem.code)
+ADVICE = '; fix the name, or add | default("") if the value is optional'
 
 
 @dataclass(frozen=True)
@@ -54,18 +66,6 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
     return plain
 
 
-@contextmanager
-def shown_with_any_stop(found: list[Problem | OnPage]) -> Iterator[None]:
-    """Problems already ``found`` go with an error that stops the work (an outage, a
-    missing setting), whose exit code stands."""
-    try:
-        yield
-    except MediaShortcodesError as exc:
-        if found and not isinstance(exc, ContentError):
-            exc.content_problems = tuple(sorted(set(pages_named(found))))
-        raise
-
-
 def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem | OnPage:
     """The problem an exception from rendering ``page`` with its template stands for."""
     shown_dir = display_path(templates_dir)
@@ -77,19 +77,12 @@ def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> P
         )
     frame = _innermost_template_frame(exc.__traceback__, templates_dir)
     if isinstance(exc, jinja2.TemplateNotFound):
-        missing = (
-            f"template {exc.name!r} not found in {shown_dir}{_close_match(exc.name, templates_dir)}"
-        )
-        if frame is None:  # the page's own template, named by its front matter
-            return Problem(
-                page.display_path,
-                page.template_line,
-                1,
-                f"{missing}; create it or fix the page's template: key",
-                TEMPLATE,
-            )
-        path, line = frame
-        return Problem(path, line, 1, f"{missing}; create it or fix the name here", TEMPLATE)
+        close = _close_match(exc.name, templates_dir)
+        # Without a template's frame: the page's own template, named by its front matter.
+        path, line = frame or (page.display_path, page.template_line)
+        fix = "the name here" if frame else "the page's template: key"
+        message = f"template {exc.name!r} not found in {shown_dir}{close}; create it or fix {fix}"
+        return Problem(path, line, 1, message, TEMPLATE)
     what = str(exc) if isinstance(exc, jinja2.TemplateError) else f"{type(exc).__name__}: {exc}"
     if frame is None:
         return Problem(page.display_path, 1, 1, f"template error: {what}", TEMPLATE)
@@ -113,10 +106,90 @@ def _innermost_template_frame(
     tb: TracebackType | None, templates_dir: Path
 ) -> tuple[str, int] | None:
     prefix = str(templates_dir) + os.sep
-    found: tuple[str, int] | None = None
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith(prefix):
-            found = (display_path(Path(filename)), tb.tb_lineno)
-        tb = tb.tb_next
-    return found
+    frames = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(tb)]
+    name, line = next((f for f in reversed(frames) if f[0].startswith(prefix)), ("", 0))
+    return (display_path(Path(name)), line) if name else None
+
+
+class PrintedUndefined(jinja2.Undefined):
+    """Jinja's ``Undefined``, but printing it is recorded."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        _record(self, sys._getframe(1))
+        return ""
+
+    __html__ = __str__  # what markupsafe's escape() asks first (autoescape)
+
+
+def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:
+    # Only a name can be misspelt (an inline `if` without `else` has none).
+    if value._undefined_name is None:
+        return
+    found = calling_template(frame)
+    if found is not None:
+        template, line = found
+        prints = getattr(template.environment, ATTRIBUTE, None)
+        if isinstance(prints, UndefinedPrints):
+            prints.record(value, template, line)
+
+
+class UndefinedPrints:
+    """What the layouts of ``env`` printed undefined, by place and page."""
+
+    def __init__(self, env: jinja2.Environment) -> None:
+        self.page = ""
+        self._variables: tuple[object, object] = (None, None)  # this page's `page` and `site`
+        self._found: dict[OnPage, None] = {}  # ordered: warnings in the order first met
+        setattr(env, ATTRIBUTE, self)
+
+    def begin_page(self, path: str, page: object, site: object) -> None:
+        """Rendering the page at ``path`` (as shown) with these ``page`` and ``site``."""
+        self.page = path
+        self._variables = (page, site)
+
+    def record(self, value: jinja2.Undefined, template: jinja2.Template, line: int) -> None:
+        what = self._described(value, template.filename, line)
+        path = template_path(template.name, template.filename)
+        problem = Problem(path, line, 0, f"{what} is undefined, so it printed nothing", UNDEFINED)
+        self._found[OnPage(problem, self.page, ADVICE)] = None
+
+    def take(self) -> list[OnPage]:
+        """What was recorded, in the order first met; then forgotten."""
+        found, self._found = self._found, {}
+        return list(found)
+
+    def _described(self, value: jinja2.Undefined, filename: str | None, line: int) -> str:
+        """``name``, ``item.titel`` as written, ``page.titel``, or ``'titel' of a dict object``."""
+        name, obj = value._undefined_name, value._undefined_obj
+        if obj is missing:
+            return str(name)
+        if isinstance(name, str) and filename:
+            expression = _expression_before(_source_line(filename, line), name)
+            if expression:
+                return expression + _attribute(name)
+        for variable, known in zip(("page", "site"), self._variables, strict=True):
+            if obj is known:
+                return variable + _attribute(name)
+        return f"{name!r} of a {object_type_repr(obj)}"
+
+
+def _source_line(filename: str, line: int) -> str:
+    linecache.checkcache(filename)  # a template edited since (serve)
+    return linecache.getline(filename, line)
+
+
+def _attribute(name: object) -> str:
+    return f".{name}" if isinstance(name, str) and name.isidentifier() else f"[{name!r}]"
+
+
+_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+
+
+def _expression_before(source_line: str, name: str) -> str | None:
+    """The one expression on the line whose ``.name`` or ``["name"]`` was looked up."""
+    escaped = re.escape(name)
+    pattern = rf"(?<![\w.])({_DOTTED})\s*(?:\.{escaped}\b|\[\s*['\"]{escaped}['\"]\s*\])"
+    found = set(re.findall(pattern, source_line))
+    return found.pop() if len(found) == 1 else None

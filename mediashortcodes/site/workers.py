@@ -49,14 +49,11 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def can_fork() -> bool:
-    return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
-
-
 def workers_for(requested: int | None, pages: int) -> int:
     """How many processes render ``pages`` pages: ``requested``, else one per usable CPU and
     per PAGES_PER_WORKER pages; at most one per page."""
-    if pages < 2 or requested == 1 or not can_fork():
+    forkable = hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
+    if pages < 2 or requested == 1 or not forkable:
         return 1
     if requested is None:
         return max(1, min(usable_cpus(), pages // PAGES_PER_WORKER))
@@ -97,14 +94,15 @@ class Worker:
     table: list[int] = field(default_factory=list)  # its shortcode index -> the build's
 
     def receive(self) -> Any:
+        """What the worker sent; its failure (an exception, or its text) raised."""
         try:
-            kind, value = self.connection.recv()
+            value = self.connection.recv()
         except (EOFError, OSError):
             self.process.join(timeout=5)
             raise WorkerError(self._stopped(f"exit code {self.process.exitcode}")) from None
-        if kind == "failed":
-            if isinstance(value, BaseException):
-                raise value
+        if isinstance(value, BaseException):
+            raise value
+        if isinstance(value, str):
             raise WorkerError(self._stopped(value))
         return value
 
@@ -214,7 +212,7 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
-        connection.send(("loaded", (pages, unread)))
+        connection.send((pages, unread))
         site = connection.recv()
         if site is None:  # the build stopped before rendering
             return
@@ -224,14 +222,11 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
         index = {id(source): k for k, source in enumerate(sources)}
         uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
         connection.send(
-            (
-                "rendered",
-                Rendered(
-                    recorded=deferred.recorded(),
-                    pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
-                    warnings=run.warnings,
-                    undefined=run.undefined,
-                ),
+            Rendered(
+                recorded=deferred.recorded(),
+                pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
+                warnings=run.warnings,
+                undefined=run.undefined,
             )
         )
         order = connection.recv()
@@ -239,10 +234,10 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
             return
         staging, html, element_ids = order
         write_pages(run.pages, Confined(staging), deferred.marker, html, element_ids)
-        connection.send(("written", None))
+        connection.send(None)
     except BaseException as exc:
         with contextlib.suppress(OSError, ValueError):
-            connection.send(("failed", _sendable(exc)))
+            connection.send(_sendable(exc))
     finally:
         connection.close()
 

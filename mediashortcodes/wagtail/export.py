@@ -112,7 +112,7 @@ class BakeryPagesView(BuildableDetailView):  # type: ignore[misc]
         finally:
             pipeline.close()
         for page in rendered:
-            self._write_page(page, resolved.html_at_root)
+            self._write_page(page, resolved.html)
         manifest = Manifest.from_pages(
             self._site_url(settings, rendered),
             [

@@ -178,18 +178,21 @@ def test_a_name_the_line_does_not_show_is_told_as_well_as_can_be() -> None:
     variable the value belongs to, else Jinja's words; with no recorder, silence."""
     import jinja2
 
-    from mediashortcodes.site.layout_undefined import PrintedUndefined, UndefinedPrints
+    from mediashortcodes.site.template_problems import (
+        PrintedUndefined,
+        UndefinedPrints,
+        pages_named,
+    )
 
     loader = jinja2.DictLoader({"t.html": "{{ page\n.titel }}{{ site['q'] }}{{ other.nope }}"})
     environment = jinja2.Environment(loader=loader, undefined=PrintedUndefined, autoescape=True)
-    prints = UndefinedPrints()
-    prints.install(environment)
+    prints = UndefinedPrints(environment)
     page: dict[str, Any] = {}
     site: dict[str, Any] = {}
     prints.begin_page("content/p.md", page, site)
     assert environment.get_template("t.html").render(page=page, site=site, other={}) == ""
     printed = "is undefined, so it printed nothing (rendering content/p.md)"
-    assert [w.as_warning() for w in prints.warnings()] == [
+    assert [w.as_warning() for w in pages_named(prints.take())] == [
         f"t.html:2: warning: page.titel {printed}{ADVICE}",
         f"t.html:2: warning: site.q {printed}{ADVICE}",
         f"t.html:2: warning: 'nope' of a dict object {printed}{ADVICE}",

@@ -38,7 +38,9 @@ def test_the_cache_alone_answers_a_warm_build_and_a_new_variant_costs_only_itsel
     config = config_mod.load(site)
     builder = SiteBuilder(config, BuildOptions(output=site / "_site"))
     builder.build()  # cold: fills the cache
-    codes = list(builder.deferred.shortcodes)  # every place the build resolved, layouts' too
+    codes = list(
+        builder.pipeline.renderer.shortcodes
+    )  # every place the build resolved, layouts' too
 
     warm, requests, ticks = resolved(config, codes)
     assert requests == 0 and warm.downloads == 0 and warm.cache_hits > 0
