@@ -1,6 +1,6 @@
 """What a command imports: ``--help`` and a warm build load nothing they do not use.
 
-On a small site the process start is most of a build (docs/benchmarks.md, *Start-up*): the
+On a small site the process start is most of a build: the
 HTTP client alone costs more than building the example site from the cache. Each test runs
 the real command line in a fresh interpreter and looks at the modules it ended with; no
 time is measured here.
