@@ -105,7 +105,23 @@ def url_path_for(relative: Path) -> str:
 
 
 # libyaml's parser where PyYAML has it: yaml.safe_load's types, much faster.
-_load_yaml = functools.partial(yaml.load, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_load_yaml = functools.partial(yaml.load, Loader=_LOADER)
+
+
+def _refuse_anchors(raw: str, source: str) -> None:
+    """Anchors and aliases (``&a``, ``*a``) repeat a value: nested, a few lines are
+    gigabytes once a title is printed (an alias bomb). Front matter has no need of them."""
+    if "&" not in raw:  # no anchor, so no alias either: no second pass over the text
+        return
+    for event in yaml.parse(raw, Loader=_LOADER):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise PageError(
+                source,
+                event.start_mark.line + 2,
+                "YAML anchors and aliases (&name, *name) are not allowed in front matter; "
+                "write each value out",
+            )
 
 
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
@@ -117,6 +133,7 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
         if line.rstrip() in ("---", "..."):
             raw = "".join(lines[1:index])
             try:
+                _refuse_anchors(raw, source)
                 data = _load_yaml(raw) if raw.strip() else {}
             except yaml.YAMLError as exc:
                 # The context mark is where the broken part opens.
