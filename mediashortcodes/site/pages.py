@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -208,6 +209,12 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
             f"draft must be true or false, not {'empty' if draft is None else repr(draft)}; "
             "write draft: true or draft: false, without quotes",
         )
+    if not _is_date(front.get("date")):
+        raise PageError(
+            shown,
+            key_line(text, "date"),
+            f"date must be a date such as 2026-10-03 or 2026-10-03 14:30, not {front['date']!r}",
+        )
     return PageSource(
         path=path,
         display_path=shown,
@@ -217,6 +224,14 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
         body_start_line=start,
         template_line=key_line(text, "template") if "template" in front else 1,
     )
+
+
+def _is_date(value: Any) -> bool:
+    """None, a date YAML read, or ISO text such as "2026-10-03T14:30" (kept as written)."""
+    try:
+        return value is None or isinstance(value, date) or bool(datetime.fromisoformat(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def url_clashes(pages: list[PageSource], *, folded: bool = False) -> list[Problem]:

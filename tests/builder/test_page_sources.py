@@ -70,6 +70,26 @@ def test_a_draft_flag_that_is_not_a_boolean_fails_naming_its_line(site: Path, va
     assert not (site / "_site").exists()
 
 
+@pytest.mark.parametrize("value", ["notadate", "03/10/2026", "2026", '"2026-13-01"', "[2026]"])
+def test_a_date_that_is_not_a_date_fails_naming_its_line(site: Path, value: str) -> None:
+    write(site, {"post.md": f"---\ntitle: Post\ndate: {value}\n---\nText\n", "index.md": ""})
+    code, out = build(site)
+    assert code == 2, out
+    assert "content/post.md:3:1: date must be a date such as 2026-10-03" in out
+    assert not (site / "_site").exists()
+
+
+def test_a_date_as_yaml_or_iso_text_is_printed_as_written(site: Path) -> None:
+    (site / "templates" / "page.html").write_text("{{ page.date }}")
+    dates = {"a.md": "2026-10-03", "b.md": "2026-10-03 14:30:00", "c.md": '"2026-10-03T14:30"'}
+    write(site, {name: f"---\ndate: {date}\n---\n" for name, date in dates.items()})
+    write(site, {"d.md": "---\ndate:\n---\n"})
+    code, out = build(site)
+    assert code == 0, out
+    printed = [(site / "_site" / n / "index.html").read_text() for n in ("a", "b", "c", "d")]
+    assert printed == ["2026-10-03", "2026-10-03 14:30:00", "2026-10-03T14:30", "None"]
+
+
 def test_a_draft_flag_that_is_a_boolean_is_obeyed(site: Path) -> None:
     write(site, {"held.md": "---\ndraft: true\n---\nx\n", "live.md": "---\ndraft: false\n---\ny\n"})
     code, out = build(site)
