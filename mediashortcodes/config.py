@@ -219,15 +219,6 @@ def _jobs(value: Any) -> str:
     return "" if 0 < value <= MAX_JOBS else f"must be from 1 to {MAX_JOBS} (as -j), got {value!r}"
 
 
-def _format_token(value: str) -> str:
-    if value.strip() and not value.strip().startswith("-"):  # -1, a crop, needs its keys
-        return ""
-    return (
-        "must be original, a format's id or its name (mediashortcodes formats lists them), "
-        f"got {value!r}"
-    )
-
-
 def _one_of(*choices: str) -> Callable[[Any], str]:
     return lambda value: (
         "" if value in choices else f"must be one of {', '.join(choices)}; got {value!r}"
@@ -251,7 +242,6 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str]] = {
     ("service", "max_retries"): _not_negative,
     ("service", "retry_total_seconds"): _not_negative,
     ("site", "media_dir"): _inside_output,
-    ("images", "default_format"): _format_token,
     ("images", "gdpr"): _one_of("fail", "warn", "ignore"),
     ("images", "max_bytes"): _positive,
     ("build", "on_missing"): _one_of("fail", "placeholder"),

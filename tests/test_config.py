@@ -26,8 +26,6 @@ from mediashortcodes.errors import ConfigError
         ("site", "media_dir", "/var/www/media", "inside the output"),
         ("site", "media_dir", "a\\..\\..\\b", "inside the output"),
         ("site", "media_dir", " ", "inside the output"),
-        ("images", "default_format", "-1", "must be original, a format's id or its name"),
-        ("images", "default_format", "", "must be original, a format's id or its name"),
     ],
 )
 def test_a_value_out_of_its_range_is_refused_naming_section_key_and_value(

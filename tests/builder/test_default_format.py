@@ -31,7 +31,8 @@ def site_with(tmp_path: Path, sandbox: Any, default_format: str) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("command", "default"), [("build", "meduim"), ("check", "meduim"), ("build", "99")]
+    ("command", "default"),
+    [("build", "meduim"), ("check", "meduim"), ("build", "99"), ("build", "-1")],
 )
 def test_an_unknown_default_format_fails_the_build_naming_the_file_and_key(
     tmp_path: Path, env: Path, sandbox: Any, command: str, default: str
