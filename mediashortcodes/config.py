@@ -32,6 +32,7 @@ ENV_CACHE_REMOTE_WRITE = "MEDIASHORTCODES_CACHE_REMOTE_WRITE"
 # srcset widths: a wider one is a typo, not a screen, and each costs a download.
 MAX_WIDTH = 8000
 MAX_WIDTHS = 16
+MAX_JOBS = 256  # requests at a time: [build] jobs and -j alike
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,10 @@ def _not_negative(value: Any) -> str:
     return "" if value >= 0 else f"must be 0 or more, got {value!r}"
 
 
+def _jobs(value: Any) -> str:
+    return "" if 0 < value <= MAX_JOBS else f"must be from 1 to {MAX_JOBS} (as -j), got {value!r}"
+
+
 def _one_of(*choices: str) -> Callable[[Any], str]:
     return lambda value: (
         "" if value in choices else f"must be one of {', '.join(choices)}; got {value!r}"
@@ -240,7 +245,7 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str]] = {
     ("images", "gdpr"): _one_of("fail", "warn", "ignore"),
     ("images", "max_bytes"): _positive,
     ("build", "on_missing"): _one_of("fail", "placeholder"),
-    ("build", "jobs"): _positive,
+    ("build", "jobs"): _jobs,
     ("video", "embed"): _one_of("iframe", "script"),
     ("video", "load"): _one_of("eager", "click"),
     ("cache", "metadata_ttl"): _not_negative,

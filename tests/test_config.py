@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from mediashortcodes.cli import cli
 from mediashortcodes.config import from_mapping, load
 from mediashortcodes.errors import ConfigError
 
@@ -16,7 +18,8 @@ from mediashortcodes.errors import ConfigError
         ("images", "max_bytes", 0, "greater than 0"),
         ("service", "timeout", -1.0, "greater than 0"),
         ("service", "timeout", 0, "greater than 0"),
-        ("build", "jobs", 0, "greater than 0"),
+        ("build", "jobs", 0, "from 1 to 256"),
+        ("build", "jobs", 1_000_000_000, "from 1 to 256"),
         ("service", "max_retries", -1, "0 or more"),
         ("service", "retry_total_seconds", -0.5, "0 or more"),
         ("site", "media_dir", "../assets", "inside the output"),
@@ -72,6 +75,10 @@ def test_a_missing_service_url_says_the_config_file_is_yet_to_be_created(tmp_pat
         ("[cache]\nmetadata_ttl = true", "[cache] metadata_ttl must be a whole number, got True"),
         ("[cache]\nmetadata_ttl = -1", "[cache] metadata_ttl must be 0 or more, got -1"),
         ('[build]\njobs = "8"', "[build] jobs must be a whole number, got '8'"),
+        (
+            "[build]\njobs = 1000000000",
+            "[build] jobs must be from 1 to 256 (as -j), got 1000000000",
+        ),
         ("[service]\nsandbox = 1", "[service] sandbox must be true or false, got 1"),
         ("[site]\nbase_url = 3", "[site] base_url must be text, got 3"),
         ("[site]\nbase_ur = 3", "unknown key 'base_ur' in [site]"),
@@ -84,6 +91,22 @@ def test_a_wrong_setting_names_the_line_of_its_key_in_plain_words(tmp_path, sett
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
     assert str(caught.value).startswith(f"{tmp_path / 'mediashortcodes.toml'}:6: {message}")
+
+
+@pytest.mark.parametrize(("jobs", "accepted"), [(1, True), (256, True), (0, False), (257, False)])
+def test_jobs_take_one_range_in_the_file_and_on_the_command_line(tmp_path, jobs, accepted):
+    for folder, name in (("content", "index.md"), ("templates", "page.html")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text("Hi\n")
+    toml = tmp_path / "mediashortcodes.toml"
+    toml.write_text("[service]\nsandbox = true\n")
+    on_the_line = CliRunner().invoke(cli, ["check", str(tmp_path), "--offline", "-j", str(jobs)])
+    toml.write_text(f"[service]\nsandbox = true\n[build]\njobs = {jobs}\n")
+    in_the_file = CliRunner().invoke(cli, ["check", str(tmp_path), "--offline"])
+    assert (on_the_line.exit_code, in_the_file.exit_code) == ((0, 0) if accepted else (2, 2))
+    if not accepted:
+        assert "not in the range 1<=x<=256" in on_the_line.output
+        assert "mediashortcodes.toml:4: [build] jobs must be from 1 to 256" in in_the_file.output
 
 
 def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path):

@@ -58,6 +58,22 @@ def test_a_value_yaml_cannot_build_names_its_line(value: str) -> None:
         split_front_matter(f"---\ntitle: ok\ndate: {value}\n---\nbody\n", "x.md")
 
 
+def test_yaml_anchors_and_aliases_in_front_matter_are_refused_at_their_line() -> None:
+    # A small alias bomb: were it read, its list would hold 3 ** 3 "lol"s.
+    bomb = "---\ntitle: ok\na: &a [lol, lol, lol]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n---\n"
+    with pytest.raises(PageError, match=r"x\.md:3: YAML anchors and aliases .* not allowed"):
+        split_front_matter(bomb, "x.md")
+
+
+def test_an_ampersand_or_asterisk_in_a_value_is_no_anchor() -> None:
+    text = '---\ntitle: Tom & Jerry\nnote: "&a *b"\nstars: a * b\n---\n'
+    assert split_front_matter(text, "x.md")[0] == {
+        "title": "Tom & Jerry",
+        "note": "&a *b",
+        "stars": "a * b",
+    }
+
+
 def test_front_matter_must_be_a_mapping() -> None:
     with pytest.raises(PageError, match="must be a mapping"):
         split_front_matter("---\n- a\n- b\n---\n", "x.md")

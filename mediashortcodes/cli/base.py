@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..config import MAX_JOBS
 from ..errors import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -70,7 +71,7 @@ base_url_option = click.option(
 jobs_option = click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(1, 256),
+    type=click.IntRange(1, MAX_JOBS),
     metavar="N",
     help="Requests at a time (default: [build] jobs, 16).",
 )

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..config import Config
-from ..errors import OUTAGES, CacheMissError, MediaShortcodesError
+from ..errors import OUTAGES, CacheMissError, ConfigError, MediaShortcodesError
 from ..language import Shortcode, widths_of
 from ..records import Crop, File, Format
 from .assets import Assets, poster_name, published_name
@@ -297,6 +297,8 @@ class Resolver:
             self.catalog.files(sc.file_id for sc in places.firsts),
             self.catalog.formats() if self._needs_formats(places) else asyncio.sleep(0),
         )
+        if formats or (formats is not None and not self.catalog.offline):
+            self._check_default_format(formats)
         self._decide(places, files, formats)
         settled = sum(o is not None and not isinstance(o, Failure) for o in places.results)
         if settled:
@@ -315,10 +317,22 @@ class Resolver:
         return self._finish(places, plans, variants.stored)
 
     def _needs_formats(self, places: _Places) -> bool:
+        # With any shortcode: the default format is checked, whether one relies on it or not.
+        if places.firsts and format_id_for(self.config.images.default_format, []) != 0:
+            return True
         return any(
             sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
             for sc in places.firsts
         )
+
+    def _check_default_format(self, formats: list[Format]) -> None:
+        spec = self.config.images.default_format
+        if format_id_for(spec, formats) not in {0, *(f.id for f in formats)}:
+            names = ", ".join(sorted(f.name for f in formats))
+            raise ConfigError(
+                f"{self.config.source}: [images] default_format: unknown format {spec!r}; the "
+                f"service's formats are: original, {names} (or their ids)"
+            )
 
     def _decide(
         self, places: _Places, files: dict[int, File], formats: list[Format] | None
@@ -501,8 +515,6 @@ class Resolver:
                 "is not in the cache; build once without --offline"
             )
         if isinstance(format_id, str):
-            if sc.format is None:  # the author wrote none: say where the format came from
-                format_id += f" (set by [images] default_format in {self.config.source})"
             return Failure(format_id)
         if format_id != 0 and widths:
             if sc.option("widths") is None:

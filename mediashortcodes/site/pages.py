@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -105,7 +106,23 @@ def url_path_for(relative: Path) -> str:
 
 
 # libyaml's parser where PyYAML has it: yaml.safe_load's types, much faster.
-_load_yaml = functools.partial(yaml.load, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_load_yaml = functools.partial(yaml.load, Loader=_LOADER)
+
+
+def _refuse_anchors(raw: str, source: str) -> None:
+    """Anchors and aliases (``&a``, ``*a``) repeat a value: nested, a few lines are
+    gigabytes once a title is printed (an alias bomb). Front matter has no need of them."""
+    if "&" not in raw:  # no anchor, so no alias either: no second pass over the text
+        return
+    for event in yaml.parse(raw, Loader=_LOADER):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise PageError(
+                source,
+                event.start_mark.line + 2,
+                "YAML anchors and aliases (&name, *name) are not allowed in front matter; "
+                "write each value out",
+            )
 
 
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int]:
@@ -117,6 +134,7 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
         if line.rstrip() in ("---", "..."):
             raw = "".join(lines[1:index])
             try:
+                _refuse_anchors(raw, source)
                 data = _load_yaml(raw) if raw.strip() else {}
             except yaml.YAMLError as exc:
                 # The context mark is where the broken part opens.
@@ -191,6 +209,12 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
             f"draft must be true or false, not {'empty' if draft is None else repr(draft)}; "
             "write draft: true or draft: false, without quotes",
         )
+    if not _is_date(front.get("date")):
+        raise PageError(
+            shown,
+            key_line(text, "date"),
+            f"date must be a date such as 2026-10-03 or 2026-10-03 14:30, not {front['date']!r}",
+        )
     return PageSource(
         path=path,
         display_path=shown,
@@ -200,6 +224,14 @@ def load_page(path: Path, content_dir: Path, shown: str | None = None) -> PageSo
         body_start_line=start,
         template_line=key_line(text, "template") if "template" in front else 1,
     )
+
+
+def _is_date(value: Any) -> bool:
+    """None, a date YAML read, or ISO text such as "2026-10-03T14:30" (kept as written)."""
+    try:
+        return value is None or isinstance(value, date) or bool(datetime.fromisoformat(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def url_clashes(pages: list[PageSource], *, folded: bool = False) -> list[Problem]:

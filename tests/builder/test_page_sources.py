@@ -4,6 +4,8 @@ two sources for one URL. Small offline sites without shortcodes: no service is n
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,12 +70,54 @@ def test_a_draft_flag_that_is_not_a_boolean_fails_naming_its_line(site: Path, va
     assert not (site / "_site").exists()
 
 
+@pytest.mark.parametrize("value", ["notadate", "03/10/2026", "2026", '"2026-13-01"', "[2026]"])
+def test_a_date_that_is_not_a_date_fails_naming_its_line(site: Path, value: str) -> None:
+    write(site, {"post.md": f"---\ntitle: Post\ndate: {value}\n---\nText\n", "index.md": ""})
+    code, out = build(site)
+    assert code == 2, out
+    assert "content/post.md:3:1: date must be a date such as 2026-10-03" in out
+    assert not (site / "_site").exists()
+
+
+def test_a_date_as_yaml_or_iso_text_is_printed_as_written(site: Path) -> None:
+    (site / "templates" / "page.html").write_text("{{ page.date }}")
+    dates = {"a.md": "2026-10-03", "b.md": "2026-10-03 14:30:00", "c.md": '"2026-10-03T14:30"'}
+    write(site, {name: f"---\ndate: {date}\n---\n" for name, date in dates.items()})
+    write(site, {"d.md": "---\ndate:\n---\n"})
+    code, out = build(site)
+    assert code == 0, out
+    printed = [(site / "_site" / n / "index.html").read_text() for n in ("a", "b", "c", "d")]
+    assert printed == ["2026-10-03", "2026-10-03 14:30:00", "2026-10-03T14:30", "None"]
+
+
 def test_a_draft_flag_that_is_a_boolean_is_obeyed(site: Path) -> None:
     write(site, {"held.md": "---\ndraft: true\n---\nx\n", "live.md": "---\ndraft: false\n---\ny\n"})
     code, out = build(site)
     assert code == 0, out
     assert not (site / "_site" / "held").exists()
     assert (site / "_site" / "live" / "index.html").exists()
+
+
+def _alias_bomb(depth: int) -> str:
+    """Front matter whose ``title`` is 9 ** depth "lol"s once expanded (9 ** 9: gigabytes)."""
+    lines = ["---", "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, depth)]
+    return "\n".join([*lines, f"title: *a{depth - 1}", "---", "Hi", ""])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_AS is POSIX")
+def test_a_yaml_alias_bomb_in_front_matter_is_refused_at_its_line(site: Path) -> None:
+    write(site, {"index.md": "Home\n", "bomb.md": _alias_bomb(9)})
+    # In a process of its own with 1 GiB of address space: were the bomb read, it would stop
+    # there with a MemoryError instead of eating the machine.
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))"
+    run = f"{limit}; from mediashortcodes.cli import cli; cli()"
+    args = [sys.executable, "-c", run, "build", str(site), "--offline"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=site)
+    assert result.returncode == 2, result.stderr
+    assert "content/bomb.md:2:1: YAML anchors and aliases" in result.stderr
+    assert "MemoryError" not in result.stderr
+    assert not (site / "_site").exists()
 
 
 # Fences as editors leave them: trailing spaces or tabs, Windows or old Mac line endings, a BOM.
