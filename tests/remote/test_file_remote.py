@@ -62,6 +62,10 @@ def test_a_file_remote_is_written_by_a_trusted_build_and_read_by_a_fresh_one(
     fork = build(site, "fork")
     assert fork.returncode == 0, fork.stderr
     assert not (site.parent / "shared disk").exists()
+    # --cache-read-only wins over --cache-write: an untrusted build, whatever it asks.
+    fork = build(site, "fork-2", "--cache-write", "--cache-read-only")
+    assert fork.returncode == 0, fork.stderr
+    assert not (site.parent / "shared disk").exists()
 
     trusted = build(site, "main", "--cache-write")
     assert trusted.returncode == 0, trusted.stderr
