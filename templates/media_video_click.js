@@ -1,4 +1,5 @@
-/* mediashortcodes load="click": see docs/shortcodes.md */
+/* mediashortcodes load="click": see docs/shortcodes.md. No inline script needed (a CSP
+   without 'unsafe-inline' holds): a script embed's player is built here, from data-player*. */
 (function (d, w) {
   if (w.mediashortcodesClick) return;
   w.mediashortcodesClick = 1;
@@ -18,10 +19,31 @@
       forget[i].onclick = function () { store(false); w.location.reload(); };
     }
   }
+  function find(tag, attr, url) {
+    var nodes = d.getElementsByTagName(tag);
+    for (var i = 0; i < nodes.length; i++) if (nodes[i].getAttribute(attr) === url) return nodes[i];
+  }
+  function add(tag, attrs) {
+    var node = d.createElement(tag);
+    for (var name in attrs) node.setAttribute(name, attrs[name]);
+    return d.head.appendChild(node);
+  }
+  function construct(p) { // the script embed's stylesheet and script once a page
+    var lang = p.language;
+    function start() {
+      new w[p.player](p.playerElement, p.mediaId, {defaultLanguage: lang, displayLanguage: lang});
+    }
+    var css = p.playerStylesheet, js = p.playerScript;
+    if (!find("link", "href", css)) add("link", {rel: "stylesheet", type: "text/css", href: css});
+    if (typeof w[p.player] === "function") return start();
+    var s = find("script", "src", js) || add("script", {src: js, crossorigin: "anonymous"});
+    s.addEventListener("load", start);
+  }
   function load(box, focus) {
-    var content = box.querySelector("template").content.cloneNode(true);
+    var content = box.querySelector("template").content.cloneNode(true), p = box.dataset;
     var old = content.querySelectorAll("script");
     for (var i = 0; i < old.length; i++) {
+      if (p.player) { old[i].remove(); continue; } // its player is constructed below
       var s = d.createElement("script"), a = old[i].attributes;
       for (var j = 0; j < a.length; j++) s.setAttribute(a[j].name, a[j].value);
       s.text = old[i].text; // a template's own scripts never run: new ones do
@@ -29,6 +51,7 @@
     }
     var frame = content.querySelector("iframe");
     box.parentNode.replaceChild(content, box);
+    if (p.player) construct(p);
     if (focus && frame) frame.focus();
   }
   function start() {

@@ -198,6 +198,18 @@ def test_a_click_to_load_video_keeps_its_eager_embed_inert_until_a_click():
     assert script.startswith("mediashortcodes-click-") and script.endswith(".js")
 
 
+def test_a_click_to_load_script_embed_gives_the_click_script_its_player_arguments():
+    # No inline script runs (a strict CSP): the local script reads these and builds it.
+    html = click(("embed", "script"), ("lang", "en"))
+    box = html.split("<template>")[0]
+    assert 'data-player="MFPlayer" data-player-element="mediashortcodes-video-' in box
+    assert 'data-player-script="https://static.example.com/js/mediaflowplayer.min.js"' in box
+    assert 'data-player-stylesheet="https://static.example.com/css/mediaflowplayer.min.css"' in box
+    assert 'data-media-id="a1B2" data-language="en"' in box
+    assert "<script" not in box
+    assert "data-player" not in click().split("<template>")[0]  # an iframe needs none
+
+
 def test_a_video_without_a_preview_shows_a_neutral_placeholder():
     html = click(poster=None)
     assert "<img" not in html.split("<template>")[0]
@@ -231,6 +243,6 @@ def test_a_site_overrides_the_click_template_and_the_script_by_name(tmp_path: Pa
     assert html == f"<p>Launch &lt;film&gt;: /m/{name}</p>"
 
 
-def test_the_bundled_click_script_weighs_under_2_kb():
+def test_the_bundled_click_script_weighs_under_3_5_kb():
     _name, data = renderer().click_script
-    assert len(data) < 2048
+    assert len(data) < 3500  # it constructs a script embed's player too (issue 29, item 11)

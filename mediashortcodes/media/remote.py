@@ -3,8 +3,9 @@
 A shortcut and nothing more: what it answers is checked by the caller like local data,
 and its failures cost time, never the build (one warning, a deadline per call, a breaker).
 ``s3://`` goes through obstore (about 0.4 ms of CPU a GET against botocore's 2 ms,
-docs/benchmarks.md) with boto3's credential chain; anything else through fsspec
-(``gs://`` with gcsfs, ``file://``, ``memory://``). Calls run on the build's event loop.
+docs/benchmarks.md) with boto3's credential chain; ``file://`` (a shared disk) is a folder
+written atomically; anything else goes through fsspec (``gs://`` with gcsfs, ``memory://``).
+Calls run on the build's event loop.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from ..errors import ConfigError
+from ..fileio import write_atomic
 
 log = logging.getLogger("mediashortcodes")
 
@@ -258,8 +262,37 @@ def _boto3_chain() -> Any:
     return Boto3CredentialProvider(session)
 
 
+class FolderObjects:
+    """A folder (``file://``, a shared disk): its folders made as needed, each object
+    written beside its place and renamed into it, so a reader never sees half of one."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+
+    async def set_up(self) -> None:
+        return None
+
+    async def get(self, name: str, end: int, start: int = 0) -> bytes:
+        return await asyncio.to_thread(self._read, self._root / name, start, end)
+
+    @staticmethod
+    def _read(path: Path, start: int, end: int) -> bytes:
+        with path.open("rb") as file:
+            file.seek(start)
+            return file.read(max(0, end - start))
+
+    async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
+        path = self._root / name
+        if create and await asyncio.to_thread(path.exists):
+            raise FileExistsError(name)  # content-addressed: a racing writer's is the same
+        await asyncio.to_thread(write_atomic, path, bytes(data))
+
+    async def aclose(self) -> None:
+        return None
+
+
 class FsspecObjects:
-    """Any other fsspec file system (gcsfs's ``gs://``, ``file://``, ``memory://``)."""
+    """Any other fsspec file system (gcsfs's ``gs://``, ``memory://``)."""
 
     def __init__(self, fs: Any, root: str) -> None:
         self._fs = fs
@@ -303,6 +336,8 @@ def open_remote(
         raise ConfigError(
             f"[cache] remote_endpoint is for s3:// URLs (S3-compatible stores), not {url!r}"
         )
+    elif protocol == "file":
+        objects = FolderObjects(Path(url2pathname(urlsplit(url).path)))
     else:
         objects = _fsspec_objects(url, protocol)
     return RemoteStore(objects, display=url, write=write, timeout=timeout, jobs=jobs, warn=warn)
@@ -324,7 +359,7 @@ def _fsspec_objects(url: str, protocol: str) -> FsspecObjects:
         raise ConfigError(_install_hint(url)) from None
     if getattr(cls, "async_impl", False):
         fs = cls(asynchronous=True, skip_instance_cache=True)
-    else:  # file://, memory://: the calls run in threads
+    else:  # memory:// and other synchronous ones: the calls run in threads
         fs = AsyncFileSystemWrapper(cls(), asynchronous=True)
     return FsspecObjects(fs, cls._strip_protocol(url))
 

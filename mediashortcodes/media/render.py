@@ -258,6 +258,7 @@ class Renderer:
             "title": shortcode.option("title") or file.name or file.filename or f"Video {file.id}",
             "language": language,
         }
+        script: dict[str, str] = {}
         if embed == "iframe":
             src = f"{self._require('player_url')}/ovp/11/{media_id}"
             eager = self._render(IFRAME_TEMPLATE, {**context, "src": src})
@@ -284,6 +285,7 @@ class Renderer:
         self.click_script_used = True
         context.update(
             eager=eager,
+            player=script,  # a script embed's: the click script constructs its player
             poster_src=poster.src if poster else None,
             poster_width=poster.width if poster else None,
             poster_height=poster.height if poster else None,

@@ -129,6 +129,43 @@ async def test_memory_urls_work_for_tests_and_experiments() -> None:
     await store.aclose()
 
 
+async def test_a_file_url_writes_a_folder_whole_and_makes_its_folders(tmp_path) -> None:
+    root = tmp_path / "shared disk" / "cache"  # not there yet; a space in its URL
+    store = open_remote(root.as_uri(), write=True, warn=pytest.fail)
+    await store.write("blobs/ab/x", b"1", create=True)
+    await store.write("blobs/ab/x", b"2", create=True)  # there already: kept
+    await store.write("pack.json", b"old", create=False)
+    await store.write("pack.json", b"new", create=False)
+    assert await store.read("blobs/ab/x", limit=10) == b"1"
+    assert await store.read_range("pack.json", 1, 3) == b"ew"
+    assert await store.read("nothing", limit=10) is None
+    await store.aclose()
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == [
+        "blobs/ab/x",
+        "pack.json",
+    ]
+
+
+async def test_a_reader_of_a_file_url_never_sees_half_an_object(tmp_path) -> None:
+    store = open_remote(tmp_path.as_uri(), write=True, warn=pytest.fail)
+    size = 4 << 20
+    await store.write("pack.json", b"a" * size, create=False)
+    seen: set[bytes] = set()
+
+    async def read() -> None:
+        for _ in range(40):
+            data = await store.read("pack.json", limit=size)
+            assert data is not None and len(data) == size and len(set(data)) == 1
+            seen.add(data[:1])
+
+    async def write() -> None:
+        for turn in range(20):
+            await store.write("pack.json", (b"b" if turn % 2 else b"a") * size, create=False)
+
+    await asyncio.gather(read(), write())
+    assert seen
+
+
 def test_an_unknown_protocol_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="unknown storage protocol 'nosuch'"):
         open_remote("nosuch://bucket/prefix")
