@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import config as config_mod
 from ..config import CONFIG_NAME, Config
 from ..errors import ConfigError
-from ..fileio import claim, claimed_by_a_running_process
+from ..fileio import Confined, claim, claimed_by_a_running_process
 from .channel import LiveChannel
 from .rebuild import Echo, Rebuilder, served_config
 from .server import LOOPBACK, LiveServer
@@ -39,7 +39,8 @@ def serve(
     banner: Echo,
 ) -> None:
     """Serve ``config``'s site until Ctrl-C (raised to the caller)."""
-    folder = config.root.resolve() / SERVED_FOLDER / f"serve-{os.getpid()}"
+    root = config.root.resolve()  # a planted link there is refused, as `report` refuses it
+    folder = Confined(root, what=f"the site {root}").folder(SERVED_FOLDER) / f"serve-{os.getpid()}"
     channel = LiveChannel()
     server = LiveServer(folder / "site", channel, host=host, port=port)  # a taken port: here
     watcher: SiteWatcher | None = None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -28,3 +30,23 @@ def test_a_folder_that_is_no_site_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["serve", str(tmp_path), "--port", "0"])
     assert result.exit_code == 2
     assert "is not a site" in result.output
+
+
+def test_a_planted_state_folder_link_is_refused_and_nothing_written_through_it(
+    tmp_path: Path,
+) -> None:
+    """As ``report`` refuses it: ``.mediashortcodes`` a link to a folder outside the site."""
+    site, outside = tmp_path / "site", tmp_path / "outside"
+    write_new_site(site)
+    outside.mkdir()
+    (site / ".mediashortcodes").symlink_to(outside, target_is_directory=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "mediashortcodes", "serve", str(site), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,  # before the fix it served (and wrote) until stopped
+    )
+    assert result.returncode == 2
+    assert f"{site.resolve() / '.mediashortcodes'}: is a symlink" in result.stderr
+    assert "remove it" in result.stderr
+    assert list(outside.iterdir()) == []
