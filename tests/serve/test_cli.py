@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
@@ -50,3 +53,29 @@ def test_a_planted_state_folder_link_is_refused_and_nothing_written_through_it(
     assert f"{site.resolve() / '.mediashortcodes'}: is a symlink" in result.stderr
     assert "remove it" in result.stderr
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_and_sigterm_stop_it_the_same_calm_way(tmp_path: Path, stop: signal.Signals) -> None:
+    write_new_site(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")}
+    env["MEDIASHORTCODES_CACHE_DIR"] = str(tmp_path / "cache")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mediashortcodes", "serve", str(tmp_path), "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith(("built ", "error")):
+                break
+        process.send_signal(stop)
+        assert process.wait(timeout=60) == 0
+        assert process.stdout.read().splitlines() == ["Stopped."]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
