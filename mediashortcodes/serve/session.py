@@ -12,6 +12,7 @@ import queue
 import re
 import shutil
 import webbrowser
+from contextlib import ExitStack
 from pathlib import Path
 
 from .. import config as config_mod
@@ -19,6 +20,7 @@ from ..config import CONFIG_NAME, Config
 from ..errors import ConfigError
 from ..fileio import Confined, claim, claimed_by_a_running_process
 from .channel import LiveChannel
+from .player import sandbox_player
 from .rebuild import Echo, Rebuilder, served_config
 from .server import LOOPBACK, LiveServer
 from .watcher import SiteWatcher, watched_folders
@@ -44,6 +46,7 @@ def serve(
     channel = LiveChannel()
     server = LiveServer(folder / "site", channel, host=host, port=port)  # a taken port: here
     watcher: SiteWatcher | None = None
+    stack = ExitStack()
     try:
         changes: queue.Queue[set[Path]] = queue.Queue()
         watcher = SiteWatcher(config, changes.put)  # before any build: a missing extra is said
@@ -52,6 +55,7 @@ def serve(
         folder.mkdir(parents=True)
         server.start()
         banner(f"Serving {config.root} at {server.origin}/")
+        stack.enter_context(sandbox_player(config, banner))
         banner("Press Ctrl-C to stop.")
         watcher.start()
         rebuilder = Rebuilder(served_config(config, server.origin), server.output, channel, echo)
@@ -82,6 +86,7 @@ def serve(
         if watcher is not None:
             watcher.stop()
         server.stop()
+        stack.close()
         shutil.rmtree(folder, ignore_errors=True)
 
 

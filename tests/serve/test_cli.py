@@ -79,3 +79,42 @@ def test_ctrl_c_and_sigterm_stop_it_the_same_calm_way(tmp_path: Path, stop: sign
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_taken_player_address_is_one_note_and_serving_goes_on(tmp_path: Path) -> None:
+    """A sandbox site's pages embed the player at a fixed address (issue 29, item 13): serve
+    runs it there, or says in one line that something else (a sandbox, say) holds it."""
+    write_new_site(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")}
+    env["MEDIASHORTCODES_CACHE_DIR"] = str(tmp_path / "cache")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        env["MEDIASHORTCODES_PLAYER_URL"] = env["MEDIASHORTCODES_STATIC_URL"] = f"http://{address}"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mediashortcodes", "serve", str(tmp_path), "--port", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            said = []
+            for line in process.stdout:
+                said.append(line.rstrip("\n"))
+                if line.startswith(("built ", "error")):
+                    break
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert said[0].startswith("Serving ")
+    assert said[1] == (
+        f"note: {address} is in use, so the films' player there is not serve's: they play if "
+        "it is a `mediashortcodes sandbox`"
+    )
+    assert said[-1].startswith("built 1 page, 1 image, 1 video")
