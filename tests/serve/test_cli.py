@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,13 +59,16 @@ def test_a_planted_state_folder_link_is_refused_and_nothing_written_through_it(
     assert list(outside.iterdir()) == []
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_ctrl_c_and_sigterm_stop_it_the_same_calm_way(tmp_path: Path, stop: signal.Signals) -> None:
-    write_new_site(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")}
-    env["MEDIASHORTCODES_CACHE_DIR"] = str(tmp_path / "cache")
+@contextlib.contextmanager
+def serving(site: Path, **env: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """``serve`` of ``site`` in its own process, until its first build; what it printed."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")},
+        "MEDIASHORTCODES_CACHE_DIR": str(site / "cache"),
+        **env,
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "mediashortcodes", "serve", str(tmp_path), "--port", "0"],
+        [sys.executable, "-m", "mediashortcodes", "serve", str(site), "--port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -69,49 +76,67 @@ def test_ctrl_c_and_sigterm_stop_it_the_same_calm_way(tmp_path: Path, stop: sign
     )
     try:
         assert process.stdout is not None
+        said = []
         for line in process.stdout:
+            said.append(line.rstrip("\n"))
             if line.startswith(("built ", "error")):
                 break
-        process.send_signal(stop)
-        assert process.wait(timeout=60) == 0
-        assert process.stdout.read().splitlines() == ["Stopped."]
+        yield process, said
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
 
 
-def test_a_taken_player_address_is_one_note_and_serving_goes_on(tmp_path: Path) -> None:
-    """A sandbox site's pages embed the player at a fixed address (issue 29, item 13): serve
-    runs it there, or says in one line that something else (a sandbox, say) holds it."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_and_sigterm_stop_it_the_same_calm_way(tmp_path: Path, stop: signal.Signals) -> None:
     write_new_site(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")}
-    env["MEDIASHORTCODES_CACHE_DIR"] = str(tmp_path / "cache")
+    with serving(tmp_path) as (process, _):
+        process.send_signal(stop)
+        assert process.wait(timeout=60) == 0
+        assert process.stdout is not None
+        assert process.stdout.read().splitlines() == ["Stopped."]
+
+
+def test_the_init_pages_video_player_answers_where_the_page_embeds_it(tmp_path: Path) -> None:
+    """A sandbox site's pages embed the player at a fixed address (issue 29, item 13; the
+    default 8766, here a free port through the environment): serve runs it there."""
+    write_new_site(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        player = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    with serving(
+        tmp_path, MEDIASHORTCODES_PLAYER_URL=player, MEDIASHORTCODES_STATIC_URL=player
+    ) as (
+        process,
+        said,
+    ):
+        assert said[1] == f"The films' player (the sandbox's) at {player}/"
+        served = re.search(r"http://127\.0\.0\.1:\d+/", said[0])
+        assert served is not None
+        with urllib.request.urlopen(served[0]) as response:
+            src = re.search(r'<iframe title="[^"]+" src="([^"]+)"', response.read().decode())
+        assert src is not None and src[1].startswith(f"{player}/ovp/11/")
+        with urllib.request.urlopen(src[1]) as response:
+            assert "<title>Welcome to the park</title>" in response.read().decode()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0
+    with pytest.raises(OSError):  # serve's player stopped with it
+        urllib.request.urlopen(src[1], timeout=10)
+
+
+def test_a_taken_player_address_is_one_note_and_serving_goes_on(tmp_path: Path) -> None:
+    """Something else (a running ``mediashortcodes sandbox``, say) holds the player's address:
+    one line says so, and serving goes on."""
+    write_new_site(tmp_path)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         address = f"127.0.0.1:{taken.getsockname()[1]}"
-        env["MEDIASHORTCODES_PLAYER_URL"] = env["MEDIASHORTCODES_STATIC_URL"] = f"http://{address}"
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mediashortcodes", "serve", str(tmp_path), "--port", "0"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        try:
-            assert process.stdout is not None
-            said = []
-            for line in process.stdout:
-                said.append(line.rstrip("\n"))
-                if line.startswith(("built ", "error")):
-                    break
+        urls = {f"MEDIASHORTCODES_{k}_URL": f"http://{address}" for k in ("PLAYER", "STATIC")}
+        with serving(tmp_path, **urls) as (process, said):
             process.send_signal(signal.SIGINT)
             assert process.wait(timeout=60) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
     assert said[0].startswith("Serving ")
     assert said[1] == (
         f"note: {address} is in use, so the films' player there is not serve's: they play if "
