@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .. import config as config_mod
+from ..client.service import embed_urls
 from ..config import Config
 from ..errors import ConfigError, MediaShortcodesError
 from .base import base_url_option, cli, jobs_option
@@ -139,6 +140,11 @@ def build(
         result = _run(SiteBuilder(config, options, cache=cache), outcome)
         _echo_outcome(result)
         say(f"built {result.summary()}")
+        if config.service.sandbox and result.videos:  # the build's own sandbox has stopped
+            say(
+                f"The videos play while `mediashortcodes sandbox` runs (their player: "
+                f"{embed_urls(config)[0]}), or view the site with `mediashortcodes serve {site}`."
+            )
         if report:
             from .report import run_report
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import click
 
 from ..serve import LOOPBACK  # the package alone: the server is imported when it runs
-from .base import Terminated, cli, jobs_option
+from .base import cli, jobs_option
 from .build import SITE, load_site
 
 
@@ -56,7 +56,5 @@ def serve(site: str, port: int, open_browser: bool, jobs: int | None, bind: str)
             echo=lambda line: click.echo(line, err=True),
             banner=click.echo,
         )
-    except Terminated:
-        raise
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the usual way a preview ends, exit 0
         click.echo("Stopped.", err=True)

@@ -5,6 +5,7 @@ reloaded in the open tabs (docs/serve.md).
 - :mod:`.rebuild`: one rebuild through the builder: the edited pages, or the whole site.
 - :mod:`.server`, :mod:`.files`, :mod:`.channel`, ``live.js``: what the browser gets.
 - :mod:`.watcher`: the site's sources, watched with watchfiles.
+- :mod:`.player`: a sandbox site's film player, on the address its pages embed.
 """
 
 LOOPBACK = "127.0.0.1"  # where serve listens unless --bind says otherwise

@@ -12,6 +12,7 @@ import ipaddress
 import json
 import mimetypes
 import secrets
+import sys
 import threading
 import time
 from http import HTTPStatus
@@ -71,6 +72,11 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     live: LiveServer
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that goes away (a download stopped, a tab closed) is no error: quiet."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -12,13 +12,15 @@ import queue
 import re
 import shutil
 import webbrowser
+from contextlib import ExitStack
 from pathlib import Path
 
 from .. import config as config_mod
 from ..config import CONFIG_NAME, Config
 from ..errors import ConfigError
-from ..fileio import claim, claimed_by_a_running_process
+from ..fileio import Confined, claim, claimed_by_a_running_process
 from .channel import LiveChannel
+from .player import sandbox_player
 from .rebuild import Echo, Rebuilder, served_config
 from .server import LOOPBACK, LiveServer
 from .watcher import SiteWatcher, watched_folders
@@ -39,10 +41,12 @@ def serve(
     banner: Echo,
 ) -> None:
     """Serve ``config``'s site until Ctrl-C (raised to the caller)."""
-    folder = config.root.resolve() / SERVED_FOLDER / f"serve-{os.getpid()}"
+    root = config.root.resolve()  # a planted link there is refused, as `report` refuses it
+    folder = Confined(root, what=f"the site {root}").folder(SERVED_FOLDER) / f"serve-{os.getpid()}"
     channel = LiveChannel()
     server = LiveServer(folder / "site", channel, host=host, port=port)  # a taken port: here
     watcher: SiteWatcher | None = None
+    stack = ExitStack()
     try:
         changes: queue.Queue[set[Path]] = queue.Queue()
         watcher = SiteWatcher(config, changes.put)  # before any build: a missing extra is said
@@ -51,6 +55,7 @@ def serve(
         folder.mkdir(parents=True)
         server.start()
         banner(f"Serving {config.root} at {server.origin}/")
+        stack.enter_context(sandbox_player(config, banner))
         banner("Press Ctrl-C to stop.")
         watcher.start()
         rebuilder = Rebuilder(served_config(config, server.origin), server.output, channel, echo)
@@ -81,6 +86,7 @@ def serve(
         if watcher is not None:
             watcher.stop()
         server.stop()
+        stack.close()
         shutil.rmtree(folder, ignore_errors=True)
 
 

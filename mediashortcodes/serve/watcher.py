@@ -3,11 +3,12 @@
 The three folders are watched recursively; the site's own folder only for its config file
 and for those folders appearing or going (the folders are then watched anew). The output,
 the cache and everything else in the site are never watched, so a build never triggers one.
-Editors' swap and backup files are ignored (watchfiles' default filter).
+Editors' swap, backup, lock and temporary files are not changes (:func:`editors_file`).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,21 @@ from ..errors import ConfigError
 __all__ = ["SiteWatcher", "watched_folders"]
 
 STEP_MS = 30  # a change is reported once nothing more changed for this long (an editor's save)
+
+
+# vim (.x.swp, x~, 4913), emacs (#x#, .#x), JetBrains (x___jb_tmp___), Kate (.x.kate-swp),
+# gedit (.goutputstream-*), Office (~$x), and the caches watchfiles skips by default.
+EDITORS_FILE = re.compile(
+    r"\.sw.$|~$|^4913$|^#.*#$|^\.#|___jb_...___$|\.kate-swp$|^\.goutputstream-|^~\$"
+    r"|\.py[cod]$|^\.DS_Store$|^flycheck_"
+)
+IGNORED_FOLDERS = {"__pycache__", ".git", ".hg", ".svn", ".idea", "node_modules"}
+
+
+def editors_file(_change: object, path: str) -> bool:
+    """Whether ``path`` is a change to watch: not an editor's file nor in a VCS folder."""
+    parts = Path(path).parts
+    return not EDITORS_FILE.search(parts[-1]) and IGNORED_FOLDERS.isdisjoint(parts)
 
 
 def watched_folders(config: Config) -> tuple[Path, ...]:
@@ -83,7 +99,7 @@ class SiteWatcher:
             if not folders:
                 self._rewatch.wait()
                 continue
-            for changes in self._batches(folders, self._rewatch):
+            for changes in self._batches(folders, self._rewatch, watch_filter=editors_file):
                 self.on_change({Path(path) for _change, path in changes})
 
     def _watch_root(self) -> None:

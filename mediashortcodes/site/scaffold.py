@@ -85,13 +85,15 @@ An image from the service, in its predefined format "medium", with a caption:
 
 <% media_image 101 medium caption="Dawn at the mountain lake" %>
 
-A video, as the service's player:
+A video, as the service's player (here the sandbox's, which `mediashortcodes serve` runs
+at http://127.0.0.1:8766):
 
 <% media_video 201 %>
 
 Find other files with `mediashortcodes pick` (a page to browse and copy shortcodes) or
 `mediashortcodes search QUERY`. Publish with `mediashortcodes build`: the site is written
-to `_site/`.
+to `_site/`. Viewed through another web server, its videos play while
+`mediashortcodes sandbox` runs, which serves the same player at the same address.
 """
 
 GITIGNORE = """\

@@ -25,8 +25,12 @@ def test_init_writes_a_site_that_builds_with_an_image_and_a_video(
     html = (site / "_site" / "index.html").read_text()
     assert "<title>Welcome</title>" in html
     assert '<img src="/media/mountain-lake-101-' in html
-    assert "<iframe " in html
+    assert '<iframe title="Welcome to the park" src="http://127.0.0.1:8766/ovp/11/' in html
     assert (site / "_site" / "style.css").is_file()
+    # The page, and the build, say what answers at the player's address (issue 29, item 13)
+    assert "which <code>mediashortcodes serve</code> runs\nat http://127.0.0.1:8766" in html
+    assert "<code>mediashortcodes sandbox</code> runs" in html
+    assert "The videos play while `mediashortcodes sandbox` runs" in built.output
 
 
 def test_init_never_overwrites_and_then_writes_nothing(tmp_path: Path) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import struct
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,6 +145,37 @@ def test_the_reload_channel_tells_its_own_pages_the_state(
         "problems": [],
         "session": server.session,
     }
+
+
+def test_a_download_the_browser_aborts_is_no_error(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Three 20 MB files whose downloads the client cuts off: no traceback, nothing said."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "film.bin").write_bytes(bytes(20 * 1024 * 1024))
+    channel = LiveChannel()
+    channel.built()
+    before = set(threading.enumerate())
+    running = LiveServer(tmp_path / "site", channel, port=0).start()
+    try:
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", running.port), timeout=10) as client:
+                client.sendall(
+                    f"GET /film.bin HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n\r\n".encode()
+                )
+                assert client.recv(1024).startswith(b"HTTP/1.1 200")
+                # Closed with a reset, as a browser that stops a download does.
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        for thread in set(threading.enumerate()) - before:
+            if "process_request" in thread.name:
+                thread.join(timeout=30)  # the server has met every cut-off connection
+        status, _, body = get(running, "/film.bin")  # and serves on
+        assert (status, len(body)) == (200, 20 * 1024 * 1024)
+    finally:
+        running.stop()
+    printed = capfd.readouterr()
+    assert "Traceback" not in printed.err + printed.out
+    assert "Error" not in printed.err + printed.out
 
 
 def test_nothing_but_reading(server: LiveServer) -> None:
