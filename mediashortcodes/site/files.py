@@ -9,6 +9,7 @@ A file of ``content/`` is published at its path unless private or in a drafts-on
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 from collections.abc import Iterable
@@ -16,10 +17,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, Problem
+from ..errors import ConfigError, Problem, shown
 from ..fileio import Confined
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_UNDECODED = re.compile("[\udc80-\udcff]")  # the bytes of a name not UTF-8, as os.walk gives them
 
 
 @dataclass
@@ -55,7 +57,20 @@ def source_files(root: Path) -> SourceFiles:
                 found.skipped.append(prefix + name)
     found.files.sort()
     found.skipped.sort()
+    _refuse_undecodable(root, [*found.files, *found.skipped])
     return found
+
+
+def _refuse_undecodable(root: Path, names: list[str]) -> None:
+    """A ConfigError naming each of ``names`` that is not UTF-8 (no URL or link can name it)."""
+    listed = [f"  {shown(name)}" for name in names if _UNDECODED.search(name)]
+    if listed:
+        relative = os.path.relpath(root)
+        folder = shown(str(root) if relative.startswith("..") else relative)
+        raise ConfigError(
+            f"{folder}: {len(listed)} file name(s) not valid UTF-8 (undecodable bytes shown "
+            "as \\xNN); rename them in UTF-8:\n" + "\n".join(listed[:20])
+        )
 
 
 def skipped_warning(shown: str, name: str) -> Problem:
@@ -138,11 +153,11 @@ def _in_the_way(files: Iterable[str], outputs: Iterable[str]) -> list[tuple[str,
     return sorted(found)
 
 
-def check_in_the_way(names: Iterable[str], outputs: Iterable[str], shown: str, what: str) -> None:
-    """Raise a ConfigError naming every file of ``names`` (in the folder ``shown``) in the
+def check_in_the_way(names: Iterable[str], outputs: Iterable[str], folder: str, what: str) -> None:
+    """Raise a ConfigError naming every file of ``names`` (in the folder ``folder``) in the
     way of a build output (posix paths under the output folder)."""
     clashes = [
-        f"  {shown}/{name} is in the way of the build's {output}"
+        f"  {shown(f'{folder}/{name}')} is in the way of the build's {shown(output)}"
         for name, output in _in_the_way(names, outputs)
     ]
     if clashes:
@@ -155,7 +170,7 @@ def check_in_the_way(names: Iterable[str], outputs: Iterable[str], shown: str, w
 
 
 def copy_files(
-    root: Path, staging: Confined, shown: str, names: Iterable[str], skipped: Iterable[str] = ()
+    root: Path, staging: Confined, folder: str, names: Iterable[str], skipped: Iterable[str] = ()
 ) -> list[Problem]:
     """Copy ``names`` from ``root`` into ``staging`` at the same paths; a warning for each of
     ``skipped`` and each replaced by a link since. What cannot be copied is a ConfigError."""
@@ -166,5 +181,6 @@ def copy_files(
             if not copy_plain(root / name, staging.file(name)):
                 skipped.append(name)  # replaced by a link since the walk
     except OSError as exc:
-        raise ConfigError(f"{shown}: cannot copy {name}: {exc.strerror or exc}") from None
-    return [skipped_warning(shown, name) for name in skipped]
+        message = f"cannot copy {shown(name)}: {exc.strerror or exc}"
+        raise ConfigError(f"{shown(folder)}: {message}") from None
+    return [skipped_warning(folder, name) for name in skipped]
