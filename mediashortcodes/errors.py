@@ -71,6 +71,11 @@ class Problem:
         return str(replace(self, message=f"warning: {self.message}"))
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``1 page``, ``2 pages``; ``plural`` where adding an s is wrong."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
 def place(path: str, line: int, col: int) -> str:
     """``path:line:col`` as editors link it, an unknown (0) line or column left out."""
     path = shown(path)
@@ -84,7 +89,7 @@ class ContentError(MediaShortcodesError):
 
     def __init__(self, problems: list[Problem], summary: str = "") -> None:
         self.problems = sorted(set(problems))
-        head = summary or f"{len(self.problems)} problem(s) found; nothing was written"
+        head = summary or f"{counted(len(self.problems), 'problem')} found; nothing was written"
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
@@ -147,8 +152,8 @@ def message_for(exc: MediaShortcodesError) -> str:
     message = str(exc)
     if exc.content_problems:
         listed = "\n".join(str(p) for p in exc.content_problems)
-        count = len(exc.content_problems)
-        message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
+        count = counted(len(exc.content_problems), "problem")
+        message += f"\n{count} found in the content before the build stopped:\n{listed}"
     for warning in exc.warnings:
         message += f"\n{warning.as_warning()}"
     return message

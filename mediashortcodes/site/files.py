@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, Problem, shown
+from ..errors import ConfigError, Problem, counted, shown
 from ..fileio import Confined
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -68,8 +68,8 @@ def _refuse_undecodable(root: Path, names: list[str]) -> None:
         relative = os.path.relpath(root)
         folder = shown(str(root) if relative.startswith("..") else relative)
         raise ConfigError(
-            f"{folder}: {len(listed)} file name(s) not valid UTF-8 (undecodable bytes shown "
-            "as \\xNN); rename them in UTF-8:\n" + "\n".join(listed[:20])
+            f"{folder}: {counted(len(listed), 'file name')} not valid UTF-8 (undecodable "
+            "bytes shown as \\xNN); rename each in UTF-8:\n" + "\n".join(listed[:20])
         )
 
 
@@ -154,8 +154,8 @@ def _in_the_way(files: Iterable[str], outputs: Iterable[str]) -> list[tuple[str,
 
 
 def check_in_the_way(names: Iterable[str], outputs: Iterable[str], folder: str, what: str) -> None:
-    """Raise a ConfigError naming every file of ``names`` (in the folder ``folder``) in the
-    way of a build output (posix paths under the output folder)."""
+    """Raise a ConfigError naming every file of ``names`` (in the folder ``folder``, each a
+    ``what``) in the way of a build output (posix paths under the output folder)."""
     clashes = [
         f"  {shown(f'{folder}/{name}')} is in the way of the build's {shown(output)}"
         for name, output in _in_the_way(names, outputs)
@@ -164,8 +164,8 @@ def check_in_the_way(names: Iterable[str], outputs: Iterable[str], folder: str, 
         listed = "\n".join(clashes[:20])
         more = f"\n  ... and {len(clashes) - 20} more" if len(clashes) > 20 else ""
         raise ConfigError(
-            f"{len(clashes)} {what} would replace, or be replaced by, what the build "
-            f"writes; rename or remove them:\n{listed}{more}"
+            f"{counted(len(clashes), what)} in {shown(folder)} would replace, or be replaced "
+            f"by, what the build writes; rename or remove each:\n{listed}{more}"
         )
 
 

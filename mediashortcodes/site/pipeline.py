@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
-from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem, counted
 from ..fileio import Confined, write_atomic
 from ..language import VIDEO, Shortcode
 from ..media.assets import publish
@@ -54,10 +54,6 @@ class BuildOptions:
     workers: int | None = None  # processes rendering and writing pages; None: one per CPU
 
 
-def counted(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 @dataclass
 class BuildResult:
     pages: int = 0
@@ -78,12 +74,12 @@ class BuildResult:
     def summary(self) -> str:
         where = f" -> {display_path(self.output)}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
-        shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
-        return (
+        shared = f", {self.remote_hits} from the shared cache" if self.remote_hits else ""
+        return (  # downloads and hits count image files: each size a srcset lists, each poster
             f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
             f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
-            f"{counted(self.cache_hits, 'cache hit')}, {shared}{counted(self.requests, 'request')} "
-            f"in {self.seconds:.2f}s{where}"
+            f"{counted(self.cache_hits, 'cache hit')}{shared} (image files: each srcset size "
+            f"and video poster), {counted(self.requests, 'request')} in {self.seconds:.2f}s{where}"
         )
 
 
