@@ -78,8 +78,7 @@ def quiet() -> bool:
 
 
 def _plain(text: str) -> str:
-    """``text`` with what would steer a terminal escaped, line by line (names and the
-    service's text in it are on one line already: :class:`Problem` escapes them)."""
+    """``text`` with what would steer a terminal escaped, line by line (Problem: names too)."""
     return "\n".join(shown(line) for line in text.split("\n"))
 
 

@@ -57,20 +57,14 @@ def source_files(root: Path) -> SourceFiles:
                 found.skipped.append(prefix + name)
     found.files.sort()
     found.skipped.sort()
-    _refuse_undecodable(root, [*found.files, *found.skipped])
-    return found
-
-
-def _refuse_undecodable(root: Path, names: list[str]) -> None:
-    """A ConfigError naming each of ``names`` that is not UTF-8 (no URL or link can name it)."""
-    listed = [f"  {shown(name)}" for name in names if _UNDECODED.search(name)]
-    if listed:
-        relative = os.path.relpath(root)
-        folder = shown(str(root) if relative.startswith("..") else relative)
+    undecodable = [shown(n) for n in (*found.files, *found.skipped) if _UNDECODED.search(n)]
+    if undecodable:  # no URL or link can name such a file
         raise ConfigError(
-            f"{folder}: {counted(len(listed), 'file name')} not valid UTF-8 (undecodable "
-            "bytes shown as \\xNN); rename each in UTF-8:\n" + "\n".join(listed[:20])
+            f"{shown(os.path.relpath(root))}: {counted(len(undecodable), 'file name')} not "
+            "valid UTF-8 (its bytes shown as \\xNN); rename each in UTF-8: "
+            + ", ".join(undecodable[:20])
         )
+    return found
 
 
 def skipped_warning(shown: str, name: str) -> Problem:

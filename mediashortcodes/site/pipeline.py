@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
-from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem, counted
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem, counted, shown
 from ..fileio import Confined, write_atomic
 from ..language import VIDEO, Shortcode
 from ..media.assets import publish
@@ -72,7 +72,7 @@ class BuildResult:
     srcset: list[str] = field(default_factory=list)  # `check`: the srcset each image asks for
 
     def summary(self) -> str:
-        where = f" -> {display_path(self.output)}" if self.output else ""
+        where = f" -> {shown(display_path(self.output))}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
         shared = f", {self.remote_hits} from the shared cache" if self.remote_hits else ""
         return (  # downloads and hits count image files: each size a srcset lists, each poster
