@@ -74,12 +74,13 @@ class BuildResult:
     def summary(self) -> str:
         where = f" -> {shown(display_path(self.output))}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
-        shared = f", {self.remote_hits} from the shared cache" if self.remote_hits else ""
-        return (  # downloads and hits count image files: each size a srcset lists, each poster
+        shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
+        return (
             f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
-            f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
-            f"{counted(self.cache_hits, 'cache hit')}{shared} (image files: each srcset size "
-            f"and video poster), {counted(self.requests, 'request')} in {self.seconds:.2f}s{where}"
+            f"{counted(self.videos, 'video')}{stand_ins}; image files (each srcset size, each "
+            f"poster): {counted(self.downloads, 'download')}, "
+            f"{counted(self.cache_hits, 'cache hit')}, {shared}{counted(self.requests, 'request')} "
+            f"in {self.seconds:.2f}s{where}"
         )
 
 

@@ -31,8 +31,8 @@ def test_the_summary_counts_in_words_a_reader_expects() -> None:
 
     result = BuildResult(pages=1, images=2, videos=1, downloads=0, cache_hits=1, requests=1)
     assert result.summary() == (  # what the downloads are: an image's sizes, a video's poster
-        "1 page, 2 images, 1 video: 0 downloads, 1 cache hit (image files: each srcset size "
-        "and video poster), 1 request in 0.00s"
+        "1 page, 2 images, 1 video; image files (each srcset size, each poster): 0 downloads, "
+        "1 cache hit, 1 request in 0.00s"
     )
 
 
