@@ -160,6 +160,15 @@ def test_a_file_name_that_is_not_utf8_is_a_problem_naming_it(
         assert "caf\\xe9.md" in result.stderr and "rename" in result.stderr
 
 
+def test_a_warning_without_a_place_is_escaped_too(capsys: pytest.CaptureFixture[str]) -> None:
+    from mediashortcodes.cli.output import warn
+
+    warn("usage: the service said \x1b]0;owned\x07\nforged line")
+    assert capsys.readouterr().err == (
+        "warning: usage: the service said \\x1b]0;owned\\x07\\x0aforged line\n"
+    )
+
+
 def test_service_text_reaches_annotations_and_json_escaped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

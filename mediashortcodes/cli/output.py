@@ -95,14 +95,14 @@ def error_line(text: str) -> str:
 
 
 def warn(text: str) -> None:
-    """Print a warning on stderr unless quiet."""
+    """Print a warning, on one line, on stderr unless quiet."""
     if quiet():
         return
-    place, found, message = _plain(text).partition(": warning: ")
+    place, found, message = shown(text).partition(": warning: ")
     if found:
         _echo(f"{place}: {_styled('warning', message)}")
     else:
-        _echo(_styled("warning", text.removeprefix("warning: ")))
+        _echo(_styled("warning", place.removeprefix("warning: ")))
 
 
 def say(text: str) -> None:
