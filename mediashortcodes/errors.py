@@ -18,7 +18,25 @@ Messages say what to do and never contain a secret: URLs pass through
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
+
+# DEL, C1, line and paragraph separators, the bidirectional controls, and the bytes of a name
+# that is not UTF-8 (as Python decodes them: U+DC80-U+DCFF); C0 (the newline too) besides.
+STEERING = r"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\udc80-\udcff"
+_STEERING = re.compile(rf"[\x00-\x1f{STEERING}]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    code -= 0xDC00 if code >= 0xDC80 else 0  # an undecodable byte, shown as that byte
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """``text`` on one line, what would steer a terminal or a CI log (a newline, ESC, BEL,
+    a right-to-left override) escaped as ``\\x1b``, ``\\u202e``."""
+    return _STEERING.sub(_escaped, text)
 
 
 class MediaShortcodesError(Exception):
@@ -45,19 +63,22 @@ class Problem:
     code: str = field(default="", compare=False)
 
     def __str__(self) -> str:
-        return (
-            f"{place(self.path, self.line, self.col)}: {self.message}"
-            if self.path
-            else self.message
-        )
+        message = shown(self.message)
+        return f"{place(self.path, self.line, self.col)}: {message}" if self.path else message
 
     def as_warning(self) -> str:
         """``path:line:col: warning: message``: a problem that does not stop the build."""
         return str(replace(self, message=f"warning: {self.message}"))
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``1 page``, ``2 pages``; ``plural`` where adding an s is wrong."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
 def place(path: str, line: int, col: int) -> str:
     """``path:line:col`` as editors link it, an unknown (0) line or column left out."""
+    path = shown(path)
     if not line:
         return path
     return f"{path}:{line}:{col}" if col else f"{path}:{line}"
@@ -68,7 +89,7 @@ class ContentError(MediaShortcodesError):
 
     def __init__(self, problems: list[Problem], summary: str = "") -> None:
         self.problems = sorted(set(problems))
-        head = summary or f"{len(self.problems)} problem(s) found; nothing was written"
+        head = summary or f"{counted(len(self.problems), 'problem')} found; nothing was written"
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
@@ -131,8 +152,8 @@ def message_for(exc: MediaShortcodesError) -> str:
     message = str(exc)
     if exc.content_problems:
         listed = "\n".join(str(p) for p in exc.content_problems)
-        count = len(exc.content_problems)
-        message += f"\n{count} problem(s) found in the content before the build stopped:\n{listed}"
+        count = counted(len(exc.content_problems), "problem")
+        message += f"\n{count} found in the content before the build stopped:\n{listed}"
     for warning in exc.warnings:
         message += f"\n{warning.as_warning()}"
     return message

@@ -19,6 +19,16 @@ def test_running_the_package_as_a_module_offers_every_command(module):
         assert f"\n  {command} " in result.stdout
 
 
+def test_the_help_footer_starts_a_newcomer_with_init():
+    from click.testing import CliRunner
+
+    from mediashortcodes.cli import cli
+
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    assert "Start with: mediashortcodes init SITE" in result.output  # build needs a site first
+
+
 def test_version_prints_the_installed_version():
     from importlib.metadata import version
 

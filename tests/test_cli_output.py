@@ -3,6 +3,7 @@ only, progress bars on build, check and report that log lines leave whole, compl
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -101,6 +102,110 @@ def test_quiet_prints_errors_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert result.exit_code == 0 and result.output == ""
     result = CliRunner().invoke(cli, ["build", str(site), "--offline", "-q"])
     assert result.exit_code == 1 and result.output.startswith("error: ")
+
+
+# -- hostile names and service text: escaped on one line, in every form (issue 29) ----------
+
+FORGED = "x\n::error file=evil::FORGED\n.md"
+
+
+def offline_site(root: Path, monkeypatch: pytest.MonkeyPatch, pages: dict[str, str]) -> Path:
+    monkeypatch.setenv("MEDIASHORTCODES_CACHE_DIR", str(root / "cache"))
+    site = root / "site"
+    (site / "content").mkdir(parents=True)
+    (site / "templates").mkdir()
+    (site / "templates" / "page.html").write_text("{{ page.content }}")
+    (site / "mediashortcodes.toml").write_text("[service]\nsandbox = true\n")
+    for name, text in pages.items():
+        (site / "content" / name).write_text(text)
+    return site
+
+
+def test_a_page_named_with_a_newline_forges_no_workflow_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = offline_site(tmp_path, monkeypatch, {FORGED: "<% media_image %>\n"})
+    result = CliRunner().invoke(
+        cli, ["check", str(site), "--offline"], env={"GITHUB_ACTIONS": "true"}
+    )
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines() + result.stderr.splitlines()
+    assert not [line for line in lines if line.startswith("::error file=evil")], lines
+    shown = "x\\x0a::error file=evil::FORGED\\x0a.md"
+    assert f"content/{shown}:1:1: " in result.stderr  # one line, the name escaped
+    assert any(line.startswith("::error file=") and "FORGED" in line for line in lines)
+    result = CliRunner().invoke(cli, ["check", str(site), "--offline", "--format", "json"])
+    paths = {p["path"] for p in json.loads(result.stdout)["problems"]}
+    assert str(site / "content" / FORGED) in paths or f"{site}/content/{FORGED}" in paths
+
+
+@pytest.mark.parametrize(
+    ("folder", "commands"), [("content", ("build", "check")), ("static", ("build",))]
+)
+def test_a_file_name_that_is_not_utf8_is_a_problem_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, commands: tuple[str, ...]
+) -> None:
+    site = offline_site(tmp_path, monkeypatch, {"index.md": "Hello\n"})
+    (site / folder).mkdir(exist_ok=True)
+    try:
+        with open(os.path.join(os.fsencode(site / folder), b"caf\xe9.md"), "wb") as file:
+            file.write(b"Hello\n")
+    except OSError:  # macOS and Windows keep every name Unicode
+        pytest.skip("this file system refuses names that are not UTF-8")
+    for command in commands:  # check reads no static file
+        result = CliRunner().invoke(cli, [command, str(site), "--offline"])
+        assert result.exit_code == 2, result.output
+        assert isinstance(result.exception, SystemExit), result.exception  # no traceback
+        assert result.stderr.startswith("error: ") and f"{folder}" in result.stderr
+        assert "caf\\xe9.md" in result.stderr and "rename" in result.stderr
+
+
+def test_a_warning_without_a_place_is_escaped_too(capsys: pytest.CaptureFixture[str]) -> None:
+    from mediashortcodes.cli.output import warn
+
+    warn("usage: the service said \x1b]0;owned\x07\nforged line")
+    assert capsys.readouterr().err == (
+        "warning: usage: the service said \\x1b]0;owned\\x07\\x0aforged line\n"
+    )
+
+
+def test_service_text_reaches_annotations_and_json_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mediashortcodes.client import async_client
+
+    hostile = "no such thing\x1b]0;owned\x07 \u202etxt.exe"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/oauth2/token"):
+            token = {"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600}
+            return httpx.Response(200, json=token)
+        return httpx.Response(400, text=hostile)
+
+    real = async_client.client_from_config
+    monkeypatch.setattr(
+        async_client,
+        "client_from_config",
+        lambda config, credentials, **_: real(
+            config, credentials, transport=httpx.MockTransport(answer)
+        ),
+    )
+    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_ID", CREDENTIALS.client_id)
+    monkeypatch.setenv("MEDIASHORTCODES_CLIENT_SECRET", CREDENTIALS.client_secret)
+    monkeypatch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", CREDENTIALS.refresh_token)
+    site = offline_site(tmp_path, monkeypatch, {"index.md": "<% media_image 101 alt=x %>\n"})
+    (site / "mediashortcodes.toml").write_text(
+        '[service]\nbase_url = "https://api.example.com"\nretry_total_seconds = 1\n'
+    )
+    result = CliRunner().invoke(cli, ["check", str(site)], env={"GITHUB_ACTIONS": "true"})
+    assert result.exit_code == 3, result.output
+    annotation = next(line for line in result.stdout.splitlines() if line.startswith("::error"))
+    assert "no such thing\\x1b]0;owned\\x07 \\u202etxt.exe" in annotation
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in result.output
+    result = CliRunner().invoke(cli, ["check", str(site), "--format", "json"])
+    assert result.exit_code == 3 and "\u202e" not in result.stdout and "\x1b" not in result.stdout
+    assert hostile in json.loads(result.stdout)["problems"][0]["message"]  # the text, exact
 
 
 # -- colour and progress: a real terminal (a pseudo-terminal) against pipes -----------------

@@ -204,6 +204,38 @@ def test_download_into_a_folder_names_the_file_after_id_and_format(site, served,
     assert (tmp_path / "10-format7.jpg").exists()
 
 
+def test_download_without_output_writes_into_the_current_folder_once(
+    site, served, tmp_path, monkeypatch
+):
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    result = run("download", "10", "--site", str(site))
+    assert result.exit_code == 0, result.output
+    assert (here / "10-original.jpg").read_bytes() == JPEG
+    (here / "10-original.jpg").write_bytes(b"mine")
+    again = run("download", "10", "--site", str(site))
+    assert again.exit_code == 2 and "10-original.jpg already exists" in again.output
+    assert (here / "10-original.jpg").read_bytes() == b"mine"  # never replaced unasked
+
+
+@pytest.mark.parametrize("name", ["../../evil", "/etc/evil", "..", "x" * 5000, "\x1b]0;t\x07"])
+def test_a_hostile_format_name_is_never_a_path_out_of_the_folder(
+    site, served, tmp_path, monkeypatch, name
+):
+    here = tmp_path / "a" / "here"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    info = {"id": 0, "format": name, "filetype": "jpg", "downloadURL": f"{DOWNLOADS}/dn/T/x"}
+    served.inject("/1/file/10/download/0", httpx.Response(200, json=[info]))
+    result = run("download", "10", "--site", str(site))
+    assert result.exit_code == 0, result.output
+    [written] = here.iterdir()
+    assert written.read_bytes() == JPEG and written.name.startswith("10-")
+    assert len(written.name) < 120 and "\x1b" not in result.output
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["here"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -185,7 +185,7 @@ def test_pages_whose_urls_differ_only_in_case_fail_the_build_naming_both(
     monkeypatch.chdir(site)  # problems name pages relative to here
     result = CliRunner().invoke(cli, ["build", "--offline"], catch_exceptions=False)
     assert result.exit_code == 2, result.output
-    assert "1 URL(s) that Windows and macOS would write into one folder" in result.output
+    assert "1 URL that Windows and macOS would write into one folder" in result.output
     assert (
         "content/About.md: its URL /About/ differs only in letter case from that of "
         "content/about/index.md" in result.output

@@ -53,7 +53,7 @@ class Commands(OutputGroup):
 
 
 EPILOG = """\b
-Start with: mediashortcodes build SITE
+Start with: mediashortcodes init SITE   (a new site; it says what to run next)
 Credentials come from the environment: MEDIASHORTCODES_CLIENT_ID,
             MEDIASHORTCODES_CLIENT_SECRET, MEDIASHORTCODES_REFRESH_TOKEN.
 Exit codes: 0 success; 1 the content or a report has problems (each listed);

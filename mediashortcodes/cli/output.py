@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,14 +21,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from ..errors import (
+    STEERING,
     CacheMissError,
     ConfigError,
     MediaShortcodesError,
     Problem,
     ServiceError,
     exit_code_for,
+    shown,
 )
-from .listing import printable
 
 if TYPE_CHECKING:
     from ..site.builder import BuildResult
@@ -51,6 +53,8 @@ __all__ = [
 Progress = Callable[[int, int], None]
 
 _COLOURS = {"error": "red", "warning": "yellow"}
+_STEERING_IN_JSON = re.compile(f"[{STEERING}]")  # json.dumps escapes C0 itself
+_TRACES = logging.Formatter()
 _state: dict[str, Any] = {"quiet": False, "bar": None}
 
 
@@ -74,8 +78,8 @@ def quiet() -> bool:
 
 
 def _plain(text: str) -> str:
-    """``text`` with what would steer a terminal escaped, line by line."""
-    return "\n".join(printable(line) for line in text.split("\n"))
+    """``text`` with what would steer a terminal escaped, line by line (Problem: names too)."""
+    return "\n".join(shown(line) for line in text.split("\n"))
 
 
 def _styled(kind: str, text: str) -> str:
@@ -91,14 +95,14 @@ def error_line(text: str) -> str:
 
 
 def warn(text: str) -> None:
-    """Print a warning on stderr unless quiet."""
+    """Print a warning, on one line, on stderr unless quiet."""
     if quiet():
         return
-    place, found, message = _plain(text).partition(": warning: ")
+    place, found, message = shown(text).partition(": warning: ")
     if found:
         _echo(f"{place}: {_styled('warning', message)}")
     else:
-        _echo(_styled("warning", text.removeprefix("warning: ")))
+        _echo(_styled("warning", place.removeprefix("warning: ")))
 
 
 def say(text: str) -> None:
@@ -142,8 +146,9 @@ class _EchoHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            kind = record.levelname.lower()
-            _echo(_styled(kind, _plain(self.format(record))))
+            kind = record.levelname.lower()  # a message on one line, its traceback below
+            trace = f"\n{_TRACES.formatException(record.exc_info)}" if record.exc_info else ""
+            _echo(_styled(kind, shown(record.getMessage()) + _plain(trace)))
         except Exception:  # pragma: no cover - logging must never break a command
             self.handleError(record)
 
@@ -298,7 +303,8 @@ class Outcome:
         }
         if self.report is not None:
             data["report"] = self.report
-        return json.dumps(data, ensure_ascii=False, indent=2)
+        text = json.dumps(data, ensure_ascii=False, indent=2)
+        return _STEERING_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
     def annotations(self) -> list[str]:
         """The GitHub Actions workflow commands of every problem, errors first."""
@@ -325,8 +331,8 @@ def _as_dict(problem: Problem, severity: str) -> dict[str, Any]:
 
 
 def _escape(text: str, *, in_property: bool = False) -> str:
-    """Escaped as GitHub's workflow commands need."""
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escaped as GitHub's workflow commands need, what would steer a terminal too."""
+    text = _plain(text).replace("%", "%25").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if in_property else text
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from click.shell_completion import CompletionItem
 
 from .. import config as config_module
 from ..config import Config
-from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError
+from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError, shown
 from ..fileio import write_atomic
 from ..records import Crop
 from .base import CommandError, cli, site_argument
@@ -156,9 +157,10 @@ def format_from_spec(spec: str | None, client: Client) -> int:
 @click.option(
     "-o",
     "--output",
-    required=True,
+    default=Path("."),
     type=click.Path(path_type=Path),
-    help="File to write, or an existing folder to write <id>-<format>.<ext> into.",
+    help="File to write, or an existing folder to write <id>-<format>.<ext> into, never "
+    "replacing a file there.  [default: the current folder]",
 )
 @site_argument
 def download(
@@ -198,13 +200,20 @@ def download(
         image = imageinfo.verify(data, info.filetype)
     except imageinfo.ImageError as exc:
         raise imageinfo.ImageError(f"file {file_id}: {exc}; nothing was written") from None
-    if output.is_dir():
-        label = "crop" if crop else re.sub(r"[^A-Za-z0-9_.-]+", "-", info.format or str(format_id))
-        output = output / f"{file_id}-{label}.{info.filetype or image.extension}"
+    named = output.is_dir()  # the name is the service's (untrusted) format name: never a path
+    if named:
+        label = "crop" if crop else re.sub(r"[^A-Za-z0-9_-]+", "-", info.format)[:64].strip("-")
+        output = output / f"{file_id}-{label or format_id}.{image.extension}"
+        if os.path.lexists(output):  # a name the user did not give replaces nothing
+            raise CommandError(
+                f"{output} already exists; remove it, or give -o PATH to write elsewhere",
+                EXIT_CONFIG,
+            )
     try:
         write_atomic(output, data)  # never a partial file at ``output``
     except OSError as exc:
         raise CommandError(
             f"cannot write {output}: {exc.strerror or exc}; choose another -o path", EXIT_CONFIG
         ) from None
-    click.echo(f"wrote {output} ({len(data)} bytes, format {info.format or format_id})")
+    what = shown(info.format) or format_id  # the service's text
+    click.echo(f"wrote {shown(str(output))} ({len(data)} bytes, format {what})")

@@ -203,7 +203,7 @@ class SiteBuilder:
             page_errors.content_problems = tuple(sorted(set(listed)))
             raise page_errors
         if listed:
-            head = f"{len(set(listed))} problem(s) found"
+            head = f"{counted(len(set(listed)), 'problem')} found"
             raise ContentError(listed, head if self.options.check_only else "")
 
     def _write(
@@ -225,11 +225,11 @@ class SiteBuilder:
             *(p.source.output_file for p in rendered),
             *resolved.media_outputs(),
         ]
-        check_in_the_way(resources, outputs, shown_content, "file(s) beside the pages")
+        check_in_the_way(resources, outputs, shown_content, "file")
         outputs += resources
         refuse_escapes(outputs)
         static = source_files(static_dir) if static_dir.is_dir() else SourceFiles()
-        check_in_the_way(static.files, outputs, shown_static, "static file(s)")
+        check_in_the_way(static.files, outputs, shown_static, "static file")
         confined = Confined(staging, what="the output")
         result.warnings += copy_files(
             static_dir, confined, shown_static, static.files, static.skipped
@@ -256,11 +256,12 @@ def _page_errors(
     """The pages that cannot be built (unreadable, or sharing a URL, or one folder on Windows
     and macOS), as one error."""
     clashes = pages_mod.url_clashes(sources)
-    heads = [f"{len(unreadable)} page(s) cannot be read"] if unreadable else []
+    heads = [f"{counted(len(unreadable), 'page')} cannot be read"] if unreadable else []
     if clashes:
-        heads.append(f"{len(clashes)} URL(s) given by more than one page")
+        heads.append(f"{counted(len(clashes), 'URL')} given by more than one page")
     elif clashes := pages_mod.url_clashes(sources, folded=True):
-        heads.append(f"{len(clashes)} URL(s) that Windows and macOS would write into one folder")
+        urls = counted(len(clashes), "URL")
+        heads.append(f"{urls} that Windows and macOS would write into one folder")
     if not clashes:
         return pages_mod.PageErrors(unreadable) if unreadable else None
     return pages_mod.PageErrors(unreadable + clashes, "; ".join(heads) + "; nothing was written")

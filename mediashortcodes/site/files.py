@@ -9,6 +9,7 @@ A file of ``content/`` is published at its path unless private or in a drafts-on
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 from collections.abc import Iterable
@@ -16,10 +17,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, Problem
+from ..errors import ConfigError, Problem, counted, shown
 from ..fileio import Confined
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_UNDECODED = re.compile("[\udc80-\udcff]")  # the bytes of a name not UTF-8, as os.walk gives them
 
 
 @dataclass
@@ -55,6 +57,13 @@ def source_files(root: Path) -> SourceFiles:
                 found.skipped.append(prefix + name)
     found.files.sort()
     found.skipped.sort()
+    undecodable = [shown(n) for n in (*found.files, *found.skipped) if _UNDECODED.search(n)]
+    if undecodable:  # no URL or link can name such a file
+        raise ConfigError(
+            f"{shown(os.path.relpath(root))}: {counted(len(undecodable), 'file name')} not "
+            "valid UTF-8 (its bytes shown as \\xNN); rename each in UTF-8: "
+            + ", ".join(undecodable[:20])
+        )
     return found
 
 
@@ -138,24 +147,24 @@ def _in_the_way(files: Iterable[str], outputs: Iterable[str]) -> list[tuple[str,
     return sorted(found)
 
 
-def check_in_the_way(names: Iterable[str], outputs: Iterable[str], shown: str, what: str) -> None:
-    """Raise a ConfigError naming every file of ``names`` (in the folder ``shown``) in the
-    way of a build output (posix paths under the output folder)."""
+def check_in_the_way(names: Iterable[str], outputs: Iterable[str], folder: str, what: str) -> None:
+    """Raise a ConfigError naming every file of ``names`` (in the folder ``folder``, each a
+    ``what``) in the way of a build output (posix paths under the output folder)."""
     clashes = [
-        f"  {shown}/{name} is in the way of the build's {output}"
+        f"  {shown(f'{folder}/{name}')} is in the way of the build's {shown(output)}"
         for name, output in _in_the_way(names, outputs)
     ]
     if clashes:
         listed = "\n".join(clashes[:20])
         more = f"\n  ... and {len(clashes) - 20} more" if len(clashes) > 20 else ""
         raise ConfigError(
-            f"{len(clashes)} {what} would replace, or be replaced by, what the build "
-            f"writes; rename or remove them:\n{listed}{more}"
+            f"{counted(len(clashes), what)} in {shown(folder)} would replace, or be replaced "
+            f"by, what the build writes; rename or remove each:\n{listed}{more}"
         )
 
 
 def copy_files(
-    root: Path, staging: Confined, shown: str, names: Iterable[str], skipped: Iterable[str] = ()
+    root: Path, staging: Confined, folder: str, names: Iterable[str], skipped: Iterable[str] = ()
 ) -> list[Problem]:
     """Copy ``names`` from ``root`` into ``staging`` at the same paths; a warning for each of
     ``skipped`` and each replaced by a link since. What cannot be copied is a ConfigError."""
@@ -166,5 +175,6 @@ def copy_files(
             if not copy_plain(root / name, staging.file(name)):
                 skipped.append(name)  # replaced by a link since the walk
     except OSError as exc:
-        raise ConfigError(f"{shown}: cannot copy {name}: {exc.strerror or exc}") from None
-    return [skipped_warning(shown, name) for name in skipped]
+        message = f"cannot copy {shown(name)}: {exc.strerror or exc}"
+        raise ConfigError(f"{shown(folder)}: {message}") from None
+    return [skipped_warning(folder, name) for name in skipped]

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import yaml
 
-from ..errors import ConfigError, Problem, place
+from ..errors import ConfigError, Problem, counted, place
 from .files import SourceFiles, folders_of, skipped_warning, source_files
 
 DEFAULT_TEMPLATE = "page.html"
@@ -35,7 +35,8 @@ class PageErrors(ConfigError):
 
     def __init__(self, problems: list[Problem], head: str = "") -> None:
         self.problems = sorted(problems)
-        head = head or f"{len(self.problems)} page(s) cannot be read; fix them and run again"
+        pages = counted(len(self.problems), "page")
+        head = head or f"{pages} cannot be read; fix them and run again"
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from ..client.service import embed_urls
 from ..config import Config, require_embed_urls, require_service_urls
-from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem
+from ..errors import OUTAGES, ContentError, MediaShortcodesError, Problem, counted, shown
 from ..fileio import Confined, write_atomic
 from ..language import VIDEO, Shortcode
 from ..media.assets import publish
@@ -54,10 +54,6 @@ class BuildOptions:
     workers: int | None = None  # processes rendering and writing pages; None: one per CPU
 
 
-def counted(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 @dataclass
 class BuildResult:
     pages: int = 0
@@ -76,12 +72,13 @@ class BuildResult:
     srcset: list[str] = field(default_factory=list)  # `check`: the srcset each image asks for
 
     def summary(self) -> str:
-        where = f" -> {display_path(self.output)}" if self.output else ""
+        where = f" -> {shown(display_path(self.output))}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
         shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
         return (
             f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
-            f"{counted(self.videos, 'video')}{stand_ins}: {counted(self.downloads, 'download')}, "
+            f"{counted(self.videos, 'video')}{stand_ins}; image files (each srcset size, each "
+            f"poster): {counted(self.downloads, 'download')}, "
             f"{counted(self.cache_hits, 'cache hit')}, {shared}{counted(self.requests, 'request')} "
             f"in {self.seconds:.2f}s{where}"
         )

@@ -30,8 +30,9 @@ def test_the_summary_counts_in_words_a_reader_expects() -> None:
     from mediashortcodes.site.builder import BuildResult
 
     result = BuildResult(pages=1, images=2, videos=1, downloads=0, cache_hits=1, requests=1)
-    assert result.summary() == (
-        "1 page, 2 images, 1 video: 0 downloads, 1 cache hit, 1 request in 0.00s"
+    assert result.summary() == (  # what the downloads are: an image's sizes, a video's poster
+        "1 page, 2 images, 1 video; image files (each srcset size, each poster): 0 downloads, "
+        "1 cache hit, 1 request in 0.00s"
     )
 
 
@@ -151,7 +152,7 @@ def test_every_page_with_broken_front_matter_is_listed_with_exit_2(make_site) ->
     )
     code, out = run("check", "--offline", str(site))
     assert code == 2
-    assert "2 page(s) cannot be read" in out
+    assert "2 pages cannot be read" in out
     assert "content/a.md:2:1: invalid YAML front matter" in out
     assert "content/b.md:2:1: front matter must be a mapping" in out
 

@@ -112,4 +112,4 @@ def test_check_says_it_found_warnings_and_never_that_nothing_was_written(site: P
     write(site, "content/bad.md", "<% media_image 99999 %>\n")
     code, lines = run("check", "site")
     assert code == 1
-    assert lines[0] == "error: 1 problem(s) found"
+    assert lines[0] == "error: 1 problem found"

@@ -146,7 +146,7 @@ def test_two_sources_for_one_url_fail_the_build_naming_both(site: Path) -> None:
     write(site, {"gallery.md": "---\ntitle: A\n---\na\n", "gallery/index.md": "b\n"})
     code, out = build(site)
     assert code == 2, out
-    assert "1 URL(s) given by more than one page" in out
+    assert "1 URL given by more than one page" in out
     (clash,) = [line for line in out.splitlines() if "same URL /gallery/ as " in line]
     assert "content/gallery.md" in clash and "content/gallery/index.md" in clash
     assert clash.endswith("; rename or move all but one of them")
@@ -157,7 +157,7 @@ def test_every_url_clash_is_listed(site: Path) -> None:
     write(site, {"a.md": "", "a/index.md": "", "b.md": "", "b/index.md": "", "c.md": ""})
     code, out = build(site)
     assert code == 2, out
-    assert "2 URL(s) given by more than one page" in out
+    assert "2 URLs given by more than one page" in out
     assert "same URL /a/ as " in out and "same URL /b/ as " in out
     assert "same URL /c/" not in out
 

@@ -362,7 +362,7 @@ def test_one_run_lists_the_syntax_problems_and_the_missing_files(
     add_article(pages, "gone", "<p>&lt;% media_image 88888 %&gt;</p>")
     code, output = manage_build()
     assert code == 1
-    assert "2 problem(s) found" in output
+    assert "2 problems found" in output
     assert re.search(r"colour.* \(rendering /typo/\)", output)
     assert re.search(r"file 88888: .* \(rendering /gone/\)", output)
 
@@ -376,7 +376,7 @@ def test_an_outage_still_lists_the_syntax_problems_found(
     with override_settings(MEDIASHORTCODES=cold), pytest.raises(CommandError) as raised:
         build()
     assert raised.value.returncode == 3
-    assert "problem(s) found in the content before the build stopped" in str(raised.value)
+    assert "problem found in the content before the build stopped" in str(raised.value)
     assert re.search(r"colour.* \(rendering /typo/\)", str(raised.value))
 
 
