@@ -390,15 +390,10 @@ class Renderer:
         try:
             html = self.environment.get_template(name).render(context)
         except jinja2.TemplateError as exc:
-            raise ConfigError(f"{_place(exc, name)}: {exc.message}; fix the template") from None
+            where = failed_template_line(exc)  # a syntax error's too
+            place = f"{where[0]}:{where[1]}" if where else name
+            raise ConfigError(f"{place}: {exc.message}; fix the template") from None
         return Markup(html.strip())
-
-
-def _place(exc: jinja2.TemplateError, name: str) -> str:
-    if isinstance(exc, jinja2.TemplateSyntaxError):
-        return f"{template_path(exc.name, exc.filename)}:{exc.lineno}"
-    found = failed_template_line(exc)
-    return f"{found[0]}:{found[1]}" if found else name
 
 
 def failed_template_line(exc: BaseException) -> tuple[str, int] | None:

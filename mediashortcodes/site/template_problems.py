@@ -68,13 +68,10 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
 def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem | OnPage:
     """The problem an exception from rendering ``page`` with its template stands for."""
     shown_dir = display_path(templates_dir)
+    frame = failed_template_line(exc)  # a syntax error's too
     if isinstance(exc, jinja2.TemplateSyntaxError):
-        where = exc.filename or exc.name
-        path = display_path(Path(where)) if where else page.display_path
-        return Problem(
-            path, exc.lineno, 1, f"{exc.message or exc}; fix the template's syntax", TEMPLATE
-        )
-    frame = failed_template_line(exc)
+        path, line = frame or (page.display_path, exc.lineno)
+        return Problem(path, line, 1, f"{exc.message or exc}; fix the template's syntax", TEMPLATE)
     if isinstance(exc, jinja2.TemplateNotFound):
         close = _close_match(exc.name, templates_dir)
         # Without a template's frame: the page's own template, named by its front matter.
