@@ -376,7 +376,7 @@ def test_the_overridden_image_template_is_used_inside_figures_too(tmp_path):
 
 def test_a_broken_site_template_is_a_config_error_naming_the_file(tmp_path):
     (tmp_path / "media_image.html").write_text("<img src={{ src }\n")
-    with pytest.raises(ConfigError, match=r"media_image\.html, line 1"):
+    with pytest.raises(ConfigError, match=r"media_image\.html:1: "):
         image_renderer = make_renderer(site_templates=tmp_path)
         image_renderer.image(shortcode("media_image", 12), ResolvedImage(CAT, "/m.jpg", 1, 1))
 

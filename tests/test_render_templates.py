@@ -252,7 +252,7 @@ def test_a_broken_site_template_is_a_config_error(tmp_path: Path, name: str):
     site = renderer(PLAYERS[0], tmp_path)
     cat = ResolvedImage(File(id=12, alttext="A cat"), "/media/cat.jpg", 10, 10)
     film = File(id=45, name="Film", media_id="abc", type=FileType(type="video"))
-    with pytest.raises(ConfigError, match=rf"{name}, line 1"):
+    with pytest.raises(ConfigError, match=rf"{name}:1: "):
         if name == "media_video_iframe.html":
             site.video(shortcode("media_video", 45, {}), film)
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import traceback
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,12 +17,14 @@ from urllib.parse import urlsplit
 
 import jinja2
 from jinja2 import meta
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup
 
 from .. import records
 from ..client.redact import redact_urls_in
 from ..config import ENV_PLAYER_URL, ENV_STATIC_URL, Config, VideoConfig
 from ..errors import ConfigError, MediaShortcodesError, Problem, place
+from ..jinja import template_path
 from ..language.model import EMBED_VALUES as EMBEDS
 from ..language.model import LOAD_VALUES as LOADS
 from ..language.model import LOADING_VALUES as LOADING
@@ -36,8 +39,10 @@ __all__ = [
     "Renderer",
     "ResolvedImage",
     "ResolvedVideo",
+    "SiteTemplates",
     "default_templates_dir",
     "element_id",
+    "failed_template_line",
 ]
 
 IMAGE_TEMPLATE = "media_image.html"
@@ -117,6 +122,18 @@ class ResolvedVideo:
     poster: ResolvedImage | None = None  # the preview image, published; None: a placeholder
 
 
+class SiteTemplates(ImmutableSandboxedEnvironment):
+    """Jinja's sandbox, for every template a site gives (layouts, partials, shortcode
+    templates): Python's internals (``__globals__``, ``__subclasses__``) and methods that
+    change a value are out of reach, and reaching for one is an error, not a blank."""
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        raise SecurityError(
+            f"{attribute!r} is refused: templates run in a sandbox, without Python's internals "
+            "or methods that change a value; use the documented variables and filters"
+        )
+
+
 def problem_note(problem: Problem) -> Markup:
     """A malformed shortcode's place and problem, escaped, styled as a placeholder (previews)."""
     return Markup(
@@ -167,7 +184,7 @@ class Renderer:
         loaders = [jinja2.FileSystemLoader(self._default_templates)]
         if site_templates is not None:
             loaders.insert(0, jinja2.FileSystemLoader(site_templates))
-        self.environment = jinja2.Environment(
+        self.environment = SiteTemplates(
             loader=jinja2.ChoiceLoader(loaders),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
@@ -374,13 +391,19 @@ class Renderer:
     def _render(self, name: str, context: dict[str, Any]) -> Markup:
         try:
             html = self.environment.get_template(name).render(context)
-        except jinja2.TemplateSyntaxError as exc:
-            raise ConfigError(
-                f"template {exc.filename or name}, line {exc.lineno}: {exc.message}; fix it"
-            ) from None
         except jinja2.TemplateError as exc:
-            raise ConfigError(f"template {name}: {exc}; fix the template") from None
+            where = failed_template_line(exc)  # a syntax error's too
+            place = f"{where[0]}:{where[1]}" if where else name
+            raise ConfigError(f"{place}: {exc.message}; fix the template") from None
         return Markup(html.strip())
+
+
+def failed_template_line(exc: BaseException) -> tuple[str, int] | None:
+    """The template (its path as shown) and line ``exc`` was raised at: the innermost of the
+    frames Jinja's rewritten traceback gives template lines; None outside a template."""
+    tb = traceback.walk_tb(exc.__traceback__)
+    lines = [(f.f_code.co_filename, n) for f, n in tb if "__jinja_exception__" in f.f_globals]
+    return (template_path(None, lines[-1][0]), lines[-1][1]) if lines else None
 
 
 def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ...]) -> str:

@@ -16,6 +16,7 @@ from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from ..jinja import MediaShortcodesExtension
 from ..markdown import shortcodes_plugin
+from ..media.render import SiteTemplates
 from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
 from .pages import PageSource
 from .template_problems import OnPage, PrintedUndefined, UndefinedPrints, template_problem
@@ -58,7 +59,7 @@ class PageRenderer:
             .enable(["table", "strikethrough"])
             .use(shortcodes_plugin, renderer=deferred)
         )
-        self.env = jinja2.Environment(
+        self.env = SiteTemplates(  # a layout runs no Python (docs/templates.md)
             loader=jinja2.FileSystemLoader(str(self.templates_dir)),
             autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
             extensions=[MediaShortcodesExtension],

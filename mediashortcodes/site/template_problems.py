@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import difflib
 import linecache
-import os
 import re
 import sys
-import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 
 import jinja2
 from jinja2.utils import missing, object_type_repr
 
 from ..errors import Problem
 from ..jinja import calling_template, template_path
+from ..media.render import failed_template_line
 from .pages import PageSource, display_path
 
 SHOWN_PAGES = 3  # a problem on a thousand pages names this many, then counts the rest
@@ -69,13 +68,10 @@ def pages_named(problems: Iterable[Problem | OnPage]) -> list[Problem]:
 def template_problem(exc: Exception, page: PageSource, templates_dir: Path) -> Problem | OnPage:
     """The problem an exception from rendering ``page`` with its template stands for."""
     shown_dir = display_path(templates_dir)
+    frame = failed_template_line(exc)  # a syntax error's too
     if isinstance(exc, jinja2.TemplateSyntaxError):
-        where = exc.filename or exc.name
-        path = display_path(Path(where)) if where else page.display_path
-        return Problem(
-            path, exc.lineno, 1, f"{exc.message or exc}; fix the template's syntax", TEMPLATE
-        )
-    frame = _innermost_template_frame(exc.__traceback__, templates_dir)
+        path, line = frame or (page.display_path, exc.lineno)
+        return Problem(path, line, 1, f"{exc.message or exc}; fix the template's syntax", TEMPLATE)
     if isinstance(exc, jinja2.TemplateNotFound):
         close = _close_match(exc.name, templates_dir)
         # Without a template's frame: the page's own template, named by its front matter.
@@ -100,15 +96,6 @@ def _close_match(name: str | None, templates_dir: Path) -> str:
     match = [f"{name}.html"] if f"{name}.html" in known else []
     match = match or difflib.get_close_matches(name, known, n=1, cutoff=0.7)
     return f" (did you mean {match[0]!r}?)" if match else ""
-
-
-def _innermost_template_frame(
-    tb: TracebackType | None, templates_dir: Path
-) -> tuple[str, int] | None:
-    prefix = str(templates_dir) + os.sep
-    frames = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(tb)]
-    name, line = next((f for f in reversed(frames) if f[0].startswith(prefix)), ("", 0))
-    return (display_path(Path(name)), line) if name else None
 
 
 class PrintedUndefined(jinja2.Undefined):

@@ -149,6 +149,36 @@ def test_every_problem_is_listed_and_nothing_is_written(
     assert tree(tmp_path / "output") == before
 
 
+def test_a_hostile_media_template_override_fails_and_leaks_nothing(
+    tmp_path: Path, host_env: dict[str, str], sandbox_server: Any
+) -> None:
+    """A site's override of a shortcode template renders in Jinja's sandbox in every host
+    (issue 29, item 1): reaching for Python fails the build at its line, runs nothing."""
+    write_files(
+        tmp_path / "content", {"ok.md": "Title: Ok\nDate: 2024-01-01\n\n<% media_image 101 %>\n"}
+    )
+    write_files(tmp_path, {"pelicanconf.py": pelicanconf(sandbox_server)})
+    assert pelican(tmp_path, host_env).returncode == 0
+    before = tree(tmp_path / "output")
+    secret = host_env["MEDIASHORTCODES_CLIENT_SECRET"]
+    globals_ = "cycler.__init__.__globals__"
+    write_files(
+        tmp_path / "templates",
+        {
+            "media_image.html": '<img src="{{ src }}">\n'
+            f"{{{{ {globals_}.os.environ.get('MEDIASHORTCODES_CLIENT_SECRET') }}}}"
+            f"{{{{ {globals_}.os.popen('touch PWNED').read() }}}}\n"
+        },
+    )
+    failed = pelican(tmp_path, {**host_env, "COLUMNS": "1000"})
+    assert failed.returncode != 0
+    said = " ".join((failed.stdout + failed.stderr).split())
+    assert "templates/media_image.html:2: '__init__' is refused: templates run in a sandbox" in said
+    assert secret not in said
+    assert tree(tmp_path / "output") == before
+    assert not (tmp_path / "PWNED").exists()
+
+
 def test_report_output_reports_the_pelican_site(
     built: dict[str, Any], host_env: dict[str, str], sandbox_server: Any
 ) -> None:
