@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import struct
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -102,6 +104,25 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def png(width: int, height: int, row: bytes = b"") -> bytes:
+    """A whole grey PNG of ``width`` x ``height`` (``row`` varies its bytes): what the cache
+    checks a blob against, as it checks a download."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    pixels = (b"\0" + (row * width)[:width].ljust(width, b"\0")) * height
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(pixels))
+        + chunk(b"IEND", b"")
+    )
 
 
 @dataclass

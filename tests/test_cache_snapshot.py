@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FakeClock
+from conftest import FakeClock, png
 
 from mediashortcodes.media.cache import MediaCache
 from mediashortcodes.media.store import record_name
 from mediashortcodes.records import File
 
-DATA = b"\x89PNG\r\n\x1a\n not really, but bytes"
+DATA = png(2, 3)
 SITE = "/sites/blog"
 
 

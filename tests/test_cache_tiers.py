@@ -8,13 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import png
 
 from mediashortcodes.media.cache import MediaCache
 from mediashortcodes.media.store import blob_name, record_name
 from mediashortcodes.records import File
 
-DATA = b"\x89PNG\r\n\x1a\n not really, but bytes"
-OTHER = b"\x89PNG\r\n\x1a\n other bytes, same size"[: len(DATA)]
+DATA = png(2, 3)
+OTHER = png(3, 2)  # of the same size
 
 
 class MemoryBackend:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import struct
 import zlib
 from functools import cache
 
@@ -149,10 +150,34 @@ def test_a_jpeg_with_garbage_between_segments_is_refused():
         probe(data[:2] + b"\x00" + data[2:])
 
 
-def test_trailing_bytes_after_a_jpeg_end_marker_are_accepted():
-    data, _, width, height = samples()["jpeg"]
+@pytest.mark.parametrize("name", ["jpeg", "png", "gif"])
+def test_trailing_bytes_after_the_end_of_a_jpeg_png_or_gif_are_accepted(name):
+    """As docs/image-verification.md says (issue 29, item 12): a camera's trailer after EOI,
+    bytes after a PNG's IEND or a GIF's trailer; published as they came."""
+    data, _, width, height = samples()[name]
     info = probe(data + b"trailing camera data")
     assert (info.width, info.height) == (width, height)
+
+
+def _png_chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + _png_chunk(b"IDAT", zlib.compress(b"\0\0"))
+        + _png_chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(100_000, 100_000), (16385, 16384), (1, 2**31)])
+def test_a_header_claiming_more_pixels_than_a_page_may_show_is_refused(width, height):
+    """issue 29, item 12: a 200-byte PNG claiming 100000 x 100000 pixels."""
+    with pytest.raises(ImageError, match=f"the PNG claims {width}x{height} pixels, more than"):
+        probe(_png_claiming(width, height))
+    assert probe(_png_claiming(16384, 16384)).width == 16384  # the most a page may show
 
 
 def test_a_webp_with_a_wrong_riff_size_is_refused():

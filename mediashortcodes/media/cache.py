@@ -122,7 +122,9 @@ class MediaCache:
         # Records fetched when read-only (or taken from the tier): memory, not the cache.
         self._memory: dict[str, dict[str, Any]] = {}
         self._scratch: LocalStore | None = None
-        self._checked: dict[str, BlobCheck] = {}  # sha256 -> the blob file found fit
+        # Each image found fit once per build (read whole, hashed, its structure walked:
+        # the check a download gets) -> the very file checked; never read for it again.
+        self._checked: dict[Stored, BlobCheck] = {}
         self.remote_keys: set[str] = set()  # keys whose record this build took from the tier
         self.damaged: list[str] = []  # layout names that failed their checks (each a miss)
         self._snapshot_name: str | None = None
@@ -218,7 +220,7 @@ class MediaCache:
         answer from its last snapshot first (read on the first lookup)."""
         self._snapshot_name = _snapshot_name(site)
         self._snapshot = None if read else {}
-        self._used, self._asked = {}, set()
+        self._used, self._asked, self._checked = {}, set(), {}
 
     def save_snapshot(self) -> bool:
         """Save the records this build used as the site's snapshot, unless unchanged or
@@ -349,8 +351,8 @@ class MediaCache:
         if got is None or not isinstance(got[1], Stored):
             return None
         found: Stored = got[1]
-        # The warm path's one look at the blob (regular file, size, signature). One that
-        # fails is damage, deleted unless read-only, and downloaded again.
+        # The blob gets a download's check, once per build. One that fails is damage,
+        # deleted unless read-only, and downloaded again.
         if self._check(found) is not None:
             return found
         name = blob_name(found.sha256)
@@ -398,22 +400,23 @@ class MediaCache:
         full); False, keeping nothing, when it is not."""
         if not schema.is_image_of(found, data):
             return False
-        self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
+        self._checked[found] = self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
         return True
 
     def blob_bytes(self, found: Stored) -> bytes | None:
-        """The blob of ``found`` if here and exactly that image (checked in full: what goes
-        to the shared tier is never a planted file)."""
+        """The blob of ``found`` if here and exactly that image: the file checked, its
+        bytes those checked (what goes to the shared tier is never a planted file)."""
         try:
             with self.open_blob(found) as source:
                 data = source.read(found.size + 1)
         except OSError:
             return None
-        return data if schema.is_image_of(found, data) else None
+        same = len(data) == found.size and hashlib.sha256(data).hexdigest() == found.sha256
+        return data if same else None
 
     def has_blob(self, found: Stored) -> bool:
         """Whether the blob of ``found`` is here and fit to publish."""
-        return found.sha256 in self._checked or self._check(found) is not None
+        return self._check(found) is not None
 
     def has_snapshot(self, site: str) -> bool:
         """Whether a build of ``site`` saved its snapshot here (else: a fresh runner)."""
@@ -441,40 +444,42 @@ class MediaCache:
             return None
 
     def _check(self, stored: Stored) -> BlobCheck | None:
-        check = None
-        if self._scratch is not None:
+        """The file of ``stored`` if it is that image, checked once per build."""
+        check = self._checked.get(stored)
+        if check is None and self._scratch is not None:
             check = self._scratch.check_blob(stored)
         if check is None:
             check = self._store.check_blob(stored)
         if check is not None:
-            self._checked[stored.sha256] = check
+            self._checked[stored] = check
         return check
 
     def put_variant(self, key: str, data: bytes, *, ext: str, width: int, height: int) -> Stored:
-        """Store a downloaded variant (its bytes verified as an image of ``ext``)."""
+        """Store a download its caller found to be an image of ``ext``, ``width`` x
+        ``height`` (``imageinfo.probe``: the one check, not made again here)."""
         sha = hashlib.sha256(data).hexdigest()
         found = Stored(sha, ext, width, height, len(data))
-        if schema.stored(asdict(found)) is None or not schema.head_fits(ext, data[:16]):
+        if schema.stored(asdict(found)) is None:
             raise ValueError(f"not a storable {ext} variant")
         store = self._writable_store()
-        # A blob there is kept only if its bytes hash to its name; another build may remove
-        # it between our write and our look: write it again.
+        # Written whole over whatever is there; another build may remove it right after: the
+        # file written must still be at its name, else it is written again.
         for _attempt in range(3):
-            if (store.blob_digest(sha) or ("",))[0] != sha:
-                store.delete(blob_name(sha))
-                store.put(blob_name(sha), data, mode=0o444)  # read-only: published as links
-            check = store.check_blob(found)
-            if check is not None:
+            check = store.put(blob_name(sha), data, mode=0o444)  # read-only: published as links
+            try:
+                open_checked(check).close()
                 break
+            except OSError:
+                continue
         else:
             raise FileNotFoundError(f"the blob {sha} kept vanishing from {store.root}")
-        self._checked[sha] = check
+        self._checked[found] = check
         self._share(blob_name(sha), data)  # the blob before its record
         self._set(key, asdict(found))
         return found
 
     def blob_path(self, stored: Stored) -> Path:
-        check = self._checked.get(stored.sha256)
+        check = self._checked.get(stored)
         return Path(check.path) if check else self.dir / blob_name(stored.sha256)
 
     def open_blob(self, stored: Stored) -> BinaryIO:
@@ -486,7 +491,7 @@ class MediaCache:
         self._use_checked(stored, lambda check: publish_blob(check, target))
 
     def _use_checked(self, stored: Stored, use: Callable[[BlobCheck], _T]) -> _T:
-        check = self._checked.get(stored.sha256) or self._check(stored)
+        check = self._check(stored)
         for _attempt in range(3):
             if check is None:
                 raise FileNotFoundError(f"the cached image {stored.sha256} is gone or damaged")
@@ -494,7 +499,7 @@ class MediaCache:
                 return use(check)
             except FileNotFoundError:
                 # Another build wrote this blob again since: check the file now there.
-                self._checked.pop(stored.sha256, None)
+                self._checked.pop(stored, None)
                 check = self._check(stored)
         raise FileNotFoundError(f"the cached image {stored.sha256} kept changing")
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..records import File, Folder, Format
+from . import imageinfo
 
 RECORD_VERSION = 1
 SNAPSHOT_VERSION = 1
@@ -164,25 +165,15 @@ def is_sha256(value: Any) -> bool:
 
 
 def is_image_of(found: Stored, data: bytes) -> bool:
-    """Whether ``data`` is exactly the image ``found`` records: size, SHA-256, signature."""
-    return (
-        len(data) == found.size
-        and hashlib.sha256(data).hexdigest() == found.sha256
-        and head_fits(found.ext, data[:16])
-    )
-
-
-def head_fits(ext: str, head: bytes) -> bool:
-    """Whether the first bytes of a blob carry the signature of its recorded image type."""
-    if ext == "jpg":
-        return head[:3] == b"\xff\xd8\xff"
-    if ext == "png":
-        return head[:8] == b"\x89PNG\r\n\x1a\n"
-    if ext == "gif":
-        return head[:6] in (b"GIF87a", b"GIF89a")
-    if ext == "webp":
-        return head[:4] == b"RIFF" and head[8:12] == b"WEBP"
-    return False
+    """Whether ``data`` is exactly the image ``found`` records: its size and SHA-256, and a
+    whole image of its type and pixel size (the check every download gets, ``imageinfo``)."""
+    if len(data) != found.size or hashlib.sha256(data).hexdigest() != found.sha256:
+        return False
+    try:
+        info = imageinfo.probe(data)
+    except imageinfo.ImageError:
+        return False
+    return (info.extension, info.width, info.height) == (found.ext, found.width, found.height)
 
 
 _DECODERS: dict[str, Callable[[Any], Any]] = {

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
 from . import cache_records as schema
+from . import imageinfo
 from .cache_records import Stored
 from .store import BLOBS, RECORDS, SNAPSHOTS, LocalStore, blob_name, record_name
 
@@ -28,8 +30,8 @@ class VerifyReport:
 
 
 def verify(store: LocalStore, *, remove: bool = True) -> VerifyReport:
-    """Check every entry: a blob's bytes against its name (in full) and an image type's
-    signature; a record against this version's fields and its name, and a variant's
+    """Check every entry: a blob's bytes against its name (in full) and as a download is
+    checked (``imageinfo``); a record against this version's fields and its name, and a variant's
     against its blob; a snapshot against its format. Anything else (a link, an odd file,
     an older cache's files) fails too. With ``remove``, what fails is deleted."""
     report = VerifyReport()
@@ -59,11 +61,13 @@ def _verdict(
         return f"a {kind or 'vanished entry'}, not a plain file"
     folder, _, base = name.rpartition("/")
     if folder == f"{BLOBS}/{base[:2]}" and schema.is_sha256(base):
-        digest, head = store.blob_digest(base) or ("", b"")
-        if digest != base:
+        data = store.get(name)
+        if data is None or hashlib.sha256(data).hexdigest() != base:
             return "its bytes do not match its name (SHA-256)"
-        if not any(schema.head_fits(ext, head) for ext in schema.EXTENSIONS):
-            return "not a JPEG, PNG, GIF or WebP image"
+        try:
+            imageinfo.probe(data)  # as a download is checked
+        except imageinfo.ImageError as exc:
+            return f"not a whole image: {exc}"
         report.blobs += 1
         return ""
     if folder.startswith(f"{RECORDS}/") and name.endswith(".json"):

@@ -23,6 +23,9 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Start-of-frame markers carry the size; C4 (DHT), C8 (JPG) and CC (DAC) share the range.
 _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 _JPEG_STANDALONE = frozenset({0x01, *range(0xD0, 0xD8)})
+# The most pixels an image may claim (WebP's largest, 16384 x 16384): a header claiming
+# more is a decompression bomb for the browser, or a lie about the size a page gives it.
+MAX_PIXELS = 16384 * 16384
 
 
 class ImageError(InvalidResponseError):
@@ -62,6 +65,11 @@ def probe(data: bytes) -> ImageInfo:
         raise ImageError(f"not a JPEG, PNG, GIF or WebP image ({_describe_start(data)})")
     if width <= 0 or height <= 0:
         raise ImageError(f"corrupt {kind.upper()}: its size is {width}x{height} pixels")
+    if width * height > MAX_PIXELS:
+        raise ImageError(
+            f"the {kind.upper()} claims {width}x{height} pixels, more than the "
+            f"{MAX_PIXELS:,} (16384x16384) a page may show"
+        )
     if turned:
         width, height = height, width  # as browsers show it, upright
     return ImageInfo(kind, width, height, MIME_TYPES[kind])

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
-from .cache_records import Stored, head_fits
+from .cache_records import Stored, is_image_of
 
 BLOBS = "blobs"
 RECORDS = "records"
@@ -154,32 +154,22 @@ class LocalStore:
         return data if data is not None and len(data) <= limit else None
 
     def check_blob(self, found: Stored) -> BlobCheck | None:
-        """The blob of ``found`` if fit to publish: a regular file of its size whose head
-        carries its type's signature. The warm lookup's cheap check; the full hash is checked
-        on store and by ``cache verify``."""
+        """The blob of ``found`` if fit to publish: a regular file that is exactly that image,
+        read whole and checked as a download is (``is_image_of``)."""
         name = blob_name(found.sha256)
         opened = self._open(name)
         if opened is None:
             return None
         source, info = opened
         with source:
-            head = source.read(16)
-        if info.st_size != found.size or not head_fits(found.ext, head):
+            data = source.read(found.size + 1) if info.st_size == found.size else b""
+        if not is_image_of(found, data):
             return None
         return BlobCheck(self._path(name), info.st_dev, info.st_ino)
 
-    def blob_digest(self, sha256: str) -> tuple[str, bytes] | None:
-        """The SHA-256 and first 16 bytes of the blob as stored; None if not a plain file."""
-        opened = self._open(blob_name(sha256))
-        if opened is None:
-            return None
-        with opened[0] as source:
-            digest = hashlib.file_digest(source, "sha256").hexdigest()
-            source.seek(0)
-            return digest, source.read(16)
-
-    def put(self, name: str, data: bytes, *, mode: int = 0o644) -> None:
-        """Write ``data`` under ``name`` whole: a new file renamed over the name."""
+    def put(self, name: str, data: bytes, *, mode: int = 0o644) -> BlobCheck:
+        """Write ``data`` under ``name`` whole: a new file renamed over the name. The file
+        written (for a blob: checked, as its bytes were)."""
         self._check_dirs(name, create=True)
         target = self._path(name)
         folder = os.path.dirname(target)
@@ -188,7 +178,9 @@ class LocalStore:
             fd = os.open(tmp, _CREATE_FLAGS, mode)
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
+                info = os.fstat(fd)
             os.replace(tmp, target)
+            return BlobCheck(target, info.st_dev, info.st_ino)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

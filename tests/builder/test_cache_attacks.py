@@ -149,6 +149,52 @@ def test_a_blob_holding_html_of_the_recorded_size_is_never_published(site: Path,
     assert not any(b"<script" in data for data in media(site).values())
 
 
+POISON = b"\xff\xd8\xff<html><script>alert(document.cookie)</script></html>"
+
+
+def poison(cache: Path) -> list[Path]:
+    """Plant a non-image that starts like a JPEG under its own SHA-256 and point every
+    variant record (snapshot and records) at it, with its size: all that agrees."""
+    sha = hashlib.sha256(POISON).hexdigest()
+    planted = next(cache.glob("*/blobs")) / sha[:2] / sha
+    planted.parent.mkdir(exist_ok=True)
+    planted.write_bytes(POISON)
+    assert rewrite_variants(
+        cache, lambda value: {**value, "sha256": sha, "ext": "jpg", "size": len(POISON)}
+    )
+    return [planted]
+
+
+def test_a_non_image_under_its_own_hash_and_records_is_never_published(
+    site: Path, env: Path
+) -> None:
+    """issue 29, item 2: size, SHA-256 and a JPEG's first bytes all agree; only the image's
+    structure gives it away."""
+    poison(env)
+
+    code, out = run("build", str(site))
+    assert code == 0, out
+    assert downloads(out) == 2, "both images fetched again"
+    assert_published_bytes_are_what_their_names_say(site)
+    assert not any(b"<script" in data for data in media(site).values())
+    assert "damaged or unreadable" in out
+
+
+def test_cache_verify_removes_a_non_image_under_its_own_hash(site: Path, env: Path) -> None:
+    (planted,) = poison(env)
+
+    code, out = run("cache", "verify", str(site))
+    assert code == 0, out
+    assert (
+        f"removed blobs/{planted.parent.name}/{planted.name}: not a whole image: truncated JPEG"
+        in out
+    ), out
+    assert not planted.exists()
+    code, out = run("build", str(site))
+    assert code == 0 and downloads(out) == 2, out
+    assert not any(b"<script" in data for data in media(site).values())
+
+
 def test_a_blob_that_is_a_symlink_to_a_secret_is_never_followed(
     site: Path, env: Path, tmp_path: Path
 ) -> None:

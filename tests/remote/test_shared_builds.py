@@ -280,6 +280,35 @@ def test_a_tampered_blob_and_record_are_misses_with_one_warning_never_published(
     assert json.loads(repaired[variants[-1]])["v"] == 1
 
 
+def test_a_non_image_under_its_own_hash_in_the_remote_is_never_published(
+    site: Path, sandbox: Any, bucket: Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 29, item 2: a blob that starts like a JPEG, under its own SHA-256, with every
+    variant's record and the pack rewritten to it: only the image's structure gives it away."""
+    build(site, "main", monkeypatch, cache_write=True)
+    objects = bucket.objects()
+    poison = b"\xff\xd8\xff<html><script>alert(document.cookie)</script></html>"
+    sha = hashlib.sha256(poison).hexdigest()
+    name, packed = pack_of(objects)
+    folder = name.removesuffix(remote_tier.PACK)
+    bucket.put(f"{folder}blobs/{sha[:2]}/{sha}", poison)
+    for key, data in objects.items():
+        record = json.loads(data) if key.split("/")[2] == "records" else None
+        if record and record["key"].startswith("variant:"):
+            record["value"].update(sha256=sha, ext="jpg", size=len(poison))
+            packed[record["key"]] = record
+            bucket.put(key, json.dumps(record).encode())
+    bucket.put(name, json.dumps({"v": 1, "records": packed}).encode())
+    sandbox.reset_stats()
+    fresh = build(site, "pr-1", monkeypatch)
+    assert sandbox.stats.get("download", 0) > 0  # the images, from the service instead
+    assert same_tree(site.parent / "out-main", site.parent / "out-pr-1")
+    published = [p.read_bytes() for p in (site.parent / "out-pr-1").rglob("*") if p.is_file()]
+    assert not any(b"alert(document.cookie)" in data for data in published)
+    (warning,) = shared_warnings(fresh)
+    assert "failed the checks" in warning
+
+
 @pytest.mark.slow
 def test_a_remote_that_stops_answering_mid_build_costs_one_warning(
     site: Path, s3: S3Server, sandbox: Any, monkeypatch: pytest.MonkeyPatch
