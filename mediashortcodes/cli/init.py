@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import click
@@ -22,4 +23,11 @@ def init(folder: Path) -> None:
     for path in write_new_site(folder):
         click.echo(f"wrote {path}")
     where = "" if folder == Path(".") else f" {folder}"
+    if find_spec("watchfiles") is None:  # the serve extra is missing: a build still works
+        click.echo(
+            f"Next: mediashortcodes build{where}   (writes _site/; for serve, the live preview, "
+            "install the serve extra: pip install 'mediashortcodes[serve]', or in a checkout "
+            "pip install -e '.[serve]')"
+        )
+        return
     click.echo(f"Next: mediashortcodes serve{where}   (then edit content/index.md)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,22 @@ def test_init_writes_a_site_that_builds_with_an_image_and_a_video(
     assert '<img src="/media/mountain-lake-101-' in html
     assert "<iframe " in html
     assert (site / "_site" / "style.css").is_file()
+
+
+def test_without_the_serve_extra_init_and_serve_say_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "watchfiles", None)  # the serve extra is not installed
+    site = tmp_path / "mysite"
+    made = CliRunner().invoke(cli, ["init", str(site)])
+    assert made.exit_code == 0, made.output
+    assert f"Next: mediashortcodes serve {site}" not in made.output
+    assert f"mediashortcodes build {site}" in made.output
+    served = CliRunner().invoke(cli, ["serve", str(site)])
+    assert served.exit_code == 2
+    for said in (made.output, served.output):  # from the package index and from a checkout
+        assert "pip install 'mediashortcodes[serve]'" in said
+        assert "pip install -e '.[serve]'" in said
 
 
 def test_init_never_overwrites_and_then_writes_nothing(tmp_path: Path) -> None:
