@@ -1,9 +1,13 @@
-"""The package installs and runs on every Python that pyproject.toml says it supports."""
+"""The package installs and runs on every Python that pyproject.toml says it supports, and
+its wheel carries what a user of the wheel alone needs."""
 
 from __future__ import annotations
 
 import ast
 import tomllib
+import zipfile
+from email.message import Message
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
@@ -21,3 +25,30 @@ def test_python_3_11_or_newer_is_required_and_reads_the_config_with_tomllib() ->
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_module_is_python_3_11_syntax(path: Path) -> None:
     ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=(3, 11))
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    """The wheel as ``pip install`` builds it, built once, in this process (about 2 s)."""
+    builders = pytest.importorskip("hatchling.builders.wheel", reason="the test extra has it")
+    folder = tmp_path_factory.mktemp("wheel")
+    (path,) = builders.WheelBuilder(str(ROOT)).build(directory=str(folder), versions=["standard"])
+    return zipfile.ZipFile(path)
+
+
+def wheel_metadata(wheel: zipfile.ZipFile) -> Message:
+    (name,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    return Parser().parsestr(wheel.read(name).decode())
+
+
+def test_the_wheel_carries_the_license_text_and_names_it_in_its_metadata(
+    wheel: zipfile.ZipFile,
+) -> None:
+    licenses = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licenses, "the wheel has no LICENSE"
+    text = wheel.read(licenses[0]).decode()
+    assert text.startswith("MIT License")
+    assert "Copyright (c) 2026 the mediashortcodes developers" in text
+    metadata = wheel_metadata(wheel)
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata.get_all("License-File") == ["LICENSE"]
