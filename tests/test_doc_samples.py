@@ -27,6 +27,7 @@ from mediashortcodes.config import (
     ENV_CLIENT_SECRET,
     ENV_REFRESH_TOKEN,
 )
+from mediashortcodes.language.model import KEYS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "service-commands.md"
 PROMPT = "$ mediashortcodes "
@@ -136,3 +137,14 @@ def test_the_quick_start_installs_what_the_readme_then_runs_from_its_venv() -> N
     if ".venv/bin/mediashortcodes serve " in readme:  # "A site of your own", the preview
         needs.add("serve")
     assert needs <= extras, f"{where} installs {sorted(extras)}, the README then needs {needs}"
+
+
+def test_the_readmes_shortcode_table_names_every_key_of_the_language() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Shortcodes", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    named = {
+        word for row in rows for span in re.findall(r"`([^`]+)`", row) for word in span.split()
+    }
+    missing = [key for keys in KEYS.values() for key in keys if key not in named]
+    assert not missing, f"README.md's shortcode table lacks {missing} (docs/shortcodes.md)"
