@@ -46,6 +46,18 @@ def test_without_the_serve_extra_init_and_serve_say_what_to_install(
         assert "pip install -e '.[serve]'" in said
 
 
+def test_without_the_sandbox_extra_init_says_to_install_it_before_serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "PIL", None)  # the site builds against the sandbox
+    made = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    assert made.output.splitlines()[-1] == (
+        "Next: pip install 'mediashortcodes[sandbox]' (in a checkout: pip install -e "
+        f"'.[sandbox]'), then mediashortcodes serve {tmp_path}"
+    )
+
+
 def test_init_never_overwrites_and_then_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "index.md").write_text("mine")
