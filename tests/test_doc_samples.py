@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from mediashortcodes.config import (
     ENV_CLIENT_SECRET,
     ENV_REFRESH_TOKEN,
 )
+from mediashortcodes.language.model import KEYS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "service-commands.md"
 PROMPT = "$ mediashortcodes "
@@ -85,3 +87,64 @@ def test_the_service_commands_page_shows_what_the_commands_print(sandbox_site: P
         f"{DOC} shows other output than the commands print; if the change is meant, run "
         "UPDATE_DOC_SAMPLES=1 pytest tests/test_doc_samples.py\n\n" + "\n\n".join(differ)
     )
+
+
+# The install commands of the README, docs/*.md and the examples' comments, as written.
+ROOT = DOC.parents[1]
+EXTRAS = set(
+    tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+)
+INSTALL = re.compile(r"pip install (?:-e )?[\"'](?:mediashortcodes|\.)\[([\w,]+)\][\"']([^`\n]*)")
+
+
+def install_commands() -> list[tuple[str, set[str], str]]:
+    """``(where, extras, what the line runs after the install)`` of each install command."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *EXAMPLE_CONFIGS]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for match in INSTALL.finditer(line):
+                where = f"{path.relative_to(ROOT)}:{number}"
+                found.append((where, set(match[1].split(",")), match[2]))
+    return found
+
+
+EXAMPLE_CONFIGS = [
+    ROOT / "example_mkdocs" / "mkdocs.yml",
+    ROOT / "example_site" / "mediashortcodes.toml",
+]
+
+
+def test_every_install_command_names_real_extras_and_those_its_command_needs() -> None:
+    wrong = []
+    for where, extras, then in install_commands():
+        needs = set()
+        if "example_" in then:  # both examples build against the sandbox
+            needs.add("sandbox")
+        if "mkdocs build" in then:
+            needs.add("mkdocs")
+        if "mediashortcodes serve" in then:
+            needs.add("serve")
+        if extras - EXTRAS or needs - extras:
+            wrong.append(f"{where}: installs {sorted(extras)}, needs {sorted(needs)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_quick_start_installs_what_the_readme_then_runs_from_its_venv() -> None:
+    readme = (ROOT / "README.md").read_text()
+    where, extras, _ = install_commands()[0]
+    assert where.startswith("README.md"), "the Quick start's set-up comes first"
+    needs = {"sandbox"}  # the example site and `init`'s site build against the sandbox
+    if ".venv/bin/mediashortcodes serve " in readme:  # "A site of your own", the preview
+        needs.add("serve")
+    assert needs <= extras, f"{where} installs {sorted(extras)}, the README then needs {needs}"
+
+
+def test_the_readmes_shortcode_table_names_every_key_of_the_language() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Shortcodes", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    named = {
+        word for row in rows for span in re.findall(r"`([^`]+)`", row) for word in span.split()
+    }
+    missing = [key for keys in KEYS.values() for key in keys if key not in named]
+    assert not missing, f"README.md's shortcode table lacks {missing} (docs/shortcodes.md)"

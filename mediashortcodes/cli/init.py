@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import click
@@ -22,4 +23,15 @@ def init(folder: Path) -> None:
     for path in write_new_site(folder):
         click.echo(f"wrote {path}")
     where = "" if folder == Path(".") else f" {folder}"
-    click.echo(f"Next: mediashortcodes serve{where}   (then edit content/index.md)")
+    # The site builds against the sandbox (Pillow, the sandbox extra); serve needs watchfiles.
+    needs = ",".join(
+        e for e, m in (("sandbox", "PIL"), ("serve", "watchfiles")) if not find_spec(m)
+    )
+    install = f"pip install 'mediashortcodes[{needs}]' (in a checkout: pip install -e '.[{needs}]')"
+    if "sandbox" in needs:
+        click.echo(f"Next: {install}, then mediashortcodes serve{where}")
+    elif needs:
+        out = folder / "_site"
+        click.echo(f"Next: mediashortcodes build{where}   (writes {out}; for serve: {install})")
+    else:
+        click.echo(f"Next: mediashortcodes serve{where}   (then edit content/index.md)")

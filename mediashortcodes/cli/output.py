@@ -226,7 +226,7 @@ format_option = click.option(
     default="text",
     show_default=True,
     help="json: every problem and warning, and a summary, as one JSON object on stdout "
-    "(docs/ci.md).",
+    "(mediashortcodes docs ci).",
 )
 
 

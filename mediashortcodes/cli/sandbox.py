@@ -75,7 +75,7 @@ def sandbox(
     """Run the local emulator of the Media Asset Service until Ctrl-C.
 
     It serves the demo library on 127.0.0.1 and prints the environment variables that
-    point a build at it. See docs/sandbox.md.
+    point a build at it. See: mediashortcodes docs sandbox.
     """
     if ctx.invoked_subcommand is not None:
         return

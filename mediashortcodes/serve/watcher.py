@@ -48,7 +48,7 @@ def _watch() -> Callable[..., object]:
     except ImportError:
         raise ConfigError(
             "serve needs the serve extra (watchfiles is missing): "
-            "pip install 'mediashortcodes[serve]'"
+            "pip install 'mediashortcodes[serve]' (in a checkout: pip install -e '.[serve]')"
         ) from None
     return watch
 

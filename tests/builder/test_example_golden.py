@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -66,3 +67,24 @@ def test_example_site_manifest_lists_every_page(built: Path) -> None:
         "https://www.example.org/gallery/",
         "https://www.example.org/videos/",
     ]
+
+
+@pytest.mark.browser
+def test_the_inline_icon_stays_within_its_line_in_chromium(built: Path, browser: Any) -> None:
+    """A 200 x 150 thumbnail with ``class="inline-icon"`` is drawn at the text's size."""
+    page = browser.new_page()
+    page.route(
+        "http://example.test/**",
+        lambda route: route.fulfill(path=built / route.request.url.split("/", 3)[3]),
+    )
+    page.goto("http://example.test/articles/autumn-walk/index.html")
+    page.wait_for_load_state("load")
+    icon, text = page.evaluate(
+        """() => {
+            const icon = document.querySelector("img.inline-icon");
+            const style = getComputedStyle(icon.parentElement);
+            return [icon.getBoundingClientRect().height, parseFloat(style.lineHeight)];
+        }"""
+    )
+    page.close()
+    assert 0 < icon <= text, f"the icon is {icon}px high in a {text}px line"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,34 @@ def test_init_writes_a_site_that_builds_with_an_image_and_a_video(
     assert "which <code>mediashortcodes serve</code> runs\nat http://127.0.0.1:8766" in html
     assert "<code>mediashortcodes sandbox</code> runs" in html
     assert "The videos play while `mediashortcodes sandbox` runs" in built.output
+
+
+def test_without_the_serve_extra_init_and_serve_say_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "watchfiles", None)  # the serve extra is not installed
+    site = tmp_path / "mysite"
+    made = CliRunner().invoke(cli, ["init", str(site)])
+    assert made.exit_code == 0, made.output
+    assert f"Next: mediashortcodes serve {site}" not in made.output
+    assert f"mediashortcodes build {site}" in made.output
+    served = CliRunner().invoke(cli, ["serve", str(site)])
+    assert served.exit_code == 2
+    for said in (made.output, served.output):  # from the package index and from a checkout
+        assert "pip install 'mediashortcodes[serve]'" in said
+        assert "pip install -e '.[serve]'" in said
+
+
+def test_without_the_sandbox_extra_init_says_to_install_it_before_serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "PIL", None)  # the site builds against the sandbox
+    made = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    assert made.output.splitlines()[-1] == (
+        "Next: pip install 'mediashortcodes[sandbox]' (in a checkout: pip install -e "
+        f"'.[sandbox]'), then mediashortcodes serve {tmp_path}"
+    )
 
 
 def test_init_never_overwrites_and_then_writes_nothing(tmp_path: Path) -> None:
