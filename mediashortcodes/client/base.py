@@ -233,7 +233,7 @@ class Attempts:
                 f"could not reach the service for {self.what}: its TLS certificate is not "
                 f"trusted ({self._describe(exc)}); behind a proxy or network that inspects "
                 "TLS, set SSL_CERT_FILE to a CA bundle (PEM) that holds its certificate "
-                "authority (docs/configuration.md, Proxies and certificates)"
+                "authority (mediashortcodes docs configuration, Proxies and certificates)"
             )
         if unknown_host(exc):
             return ServiceUnreachableError(

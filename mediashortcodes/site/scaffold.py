@@ -14,7 +14,7 @@ from ..errors import ConfigError
 __all__ = ["NEW_SITE", "write_new_site"]
 
 CONFIG = """\
-# The site's settings; every key and its default: docs/configuration.md.
+# The site's settings; every key and its default: mediashortcodes docs configuration.
 
 [service]
 # The built-in sandbox: a local stand-in for the Media Asset Service with a demo library,
