@@ -41,11 +41,18 @@ def page_url(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 
 
+# A file id is a JSON integer (service-spec.md); one below 0 or past a signed 64-bit
+# integer names no file, and is never sent.
+MAX_FILE_ID = 2**63 - 1
+
+
 def _file_ids(values: Iterable[Any], where: str) -> tuple[int, ...]:
     ids = set()
     for value in values:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ConfigError(f"{where}: file ids must be integers, got {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_FILE_ID:
+            raise ConfigError(
+                f"{where}: file ids must be integers from 0 to {MAX_FILE_ID}, got {value!r}"
+            )
         ids.add(value)
     return tuple(sorted(ids))
 
@@ -100,6 +107,10 @@ class Manifest:
         except (ValueError, UnicodeDecodeError) as exc:
             raise ConfigError(
                 f"{source}: not valid JSON ({exc}); is it a media-usage.json?"
+            ) from None
+        except RecursionError:
+            raise ConfigError(
+                f"{source}: nested too deeply to be a usage manifest; is it a media-usage.json?"
             ) from None
         if not isinstance(data, dict) or not isinstance(data.get("pages"), dict):
             raise ConfigError(
