@@ -191,7 +191,7 @@ async def report_usage(
     previous: str | Path | Manifest | None = None,
     dry_run: bool = False,
     send_all: bool = False,
-    jobs: int = 8,
+    jobs: int | None = None,
     today: dt.date | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
@@ -202,6 +202,7 @@ async def report_usage(
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
+    jobs = config.build.jobs if jobs is None else jobs  # pages (one or two requests each)
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
     state = UsageState(state_path) if state_path else state_of(config)
