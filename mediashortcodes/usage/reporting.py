@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 import httpx
 
+from ..client.async_client import read_capped
+from ..client.base import MAX_ANSWER_BYTES
 from ..client.redact import redact_url
 from ..client.runner import run_returning
 from ..config import Config, require_site_base_url
@@ -214,7 +216,11 @@ async def report_usage(
             "only as long as this command; no real service hears of it"
         )
     if isinstance(previous, Manifest) or previous:
-        base = previous if isinstance(previous, Manifest) else await load_previous(previous)
+        base = (
+            previous
+            if isinstance(previous, Manifest)
+            else await load_previous(previous, **_previous_limits(config))
+        )
         check_same_site(base, manifest)
     else:
         base = state.load(manifest.site)
@@ -333,10 +339,15 @@ def check_same_site(previous: Manifest, manifest: Manifest) -> None:
 
 
 async def load_previous(
-    source: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
+    source: str | Path,
+    *,
+    timeout: float = 30.0,
+    deadline: float = 120.0,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> Manifest:
-    """The live site's manifest from a file or URL. Not there: :class:`PreviousMissing`;
-    unreachable or 5xx: :class:`ServiceUnreachableError`; else a ConfigError."""
+    """The live site's manifest from a file or URL (``timeout`` per read, ``deadline`` for
+    the whole). Not there: :class:`PreviousMissing`; unreachable, too slow or 5xx:
+    :class:`ServiceUnreachableError`; else a ConfigError."""
     text = str(source)
     if not text.startswith(("http://", "https://")):
         path = Path(text)
@@ -352,10 +363,24 @@ async def load_previous(
         return Manifest.from_json(data, source=f"--previous {path}")
     shown = redact_url(text)
     try:
-        async with httpx.AsyncClient(
-            transport=transport, follow_redirects=True, timeout=30.0
-        ) as http:
-            response = await http.get(text)
+        # A whole deadline, and at most MAX_ANSWER_BYTES read (decoded), as the client's own
+        # answers: a server sending a byte at a time, or gigabytes, stops here.
+        async with (
+            asyncio.timeout(deadline),
+            httpx.AsyncClient(transport=transport, follow_redirects=True, timeout=timeout) as http,
+            http.stream("GET", text) as response,
+        ):
+            _check_previous_status(response.status_code, shown)
+            too_large = ConfigError(
+                f"--previous {shown}: larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB; "
+                f"is it the site's {MANIFEST_NAME}?"
+            )
+            data = await read_capped(response, MAX_ANSWER_BYTES, too_large)
+    except TimeoutError:
+        raise ServiceUnreachableError(
+            f"--previous {shown}: the manifest did not arrive within {deadline:g} s ([service] "
+            "download_timeout); try again when the live site is up, or pass a local copy"
+        ) from None
     except httpx.InvalidURL as exc:
         raise ConfigError(
             f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL, "
@@ -366,7 +391,14 @@ async def load_previous(
             f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL and "
             "that the live site is up, or pass a local copy of its manifest"
         ) from None
-    status = response.status_code
+    return Manifest.from_json(data, source=f"--previous {shown}")
+
+
+def _previous_limits(config: Config) -> dict[str, float]:
+    return {"timeout": config.service.timeout, "deadline": config.service.download_timeout}
+
+
+def _check_previous_status(status: int, shown: str) -> None:
     if status in (404, 410):
         raise PreviousMissing(
             f"--previous {shown}: the server answered {status}: the site has no "
@@ -382,7 +414,6 @@ async def load_previous(
             f"--previous {shown}: the server answered {status}; "
             f"is the site's {MANIFEST_NAME} published at that address?"
         )
-    return Manifest.from_json(response.content, source=f"--previous {shown}")
 
 
 def _built_manifest(config: Config, output: Path) -> Manifest:
@@ -423,7 +454,7 @@ def report_site(
     notes: tuple[str, ...] = ()
     if previous is not None:
         try:
-            previous = run_returning(load_previous(previous))
+            previous = run_returning(load_previous(previous, **_previous_limits(config)))
         except PreviousMissing as exc:
             if previous_missing != "ok":
                 raise
