@@ -92,12 +92,13 @@ class Manifest:
             pages={url: PageUsage(titles[url], tuple(sorted(files[url]))) for url in titles},
         )
 
-    def to_json(self) -> str:
+    def to_json(self, indent: int | None = 2) -> str:
+        """The manifest's JSON and a newline; with ``indent=None``, on one line."""
         data: dict[str, Any] = {"site": self.site}
         if self.service:
             data["service"] = self.service
         data["pages"] = {url: _page_json(page) for url, page in self.pages.items()}
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str | bytes, source: str = "usage manifest") -> Manifest:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -161,13 +162,11 @@ def _sending(known: PageUsage | None, change: PageChange) -> PageUsage:
 
 
 class _StateWriter:
-    """Group commit: each page's update is on disk before its coroutine goes on, and
-    updates that arrive while a write is running share the next write."""
+    """Group commit: each page's update is on disk (in the state's journal) before its
+    coroutine goes on, and updates that arrive while a write is running share the next."""
 
-    def __init__(self, state: UsageState, site: str, service: str) -> None:
+    def __init__(self, state: UsageState) -> None:
         self._state = state
-        self._site = site
-        self._service = service
         self._pending: dict[str, PageUsage | None] = {}
         self._lock = asyncio.Lock()
 
@@ -178,7 +177,7 @@ class _StateWriter:
                 return  # another coroutine's write already carried these pages
             batch, self._pending = self._pending, {}
             try:
-                await asyncio.to_thread(self._state.update, batch, self._site, self._service)
+                await asyncio.to_thread(self._state.record, batch)
             except BaseException:
                 self._pending = {**batch, **self._pending}
                 raise
@@ -244,15 +243,16 @@ async def report_usage(
     if client is None and plan:
         raise TypeError("report_usage needs a client when there is something to send")
 
-    writer = _StateWriter(state, manifest.site, service)
     # Unchanged pages are recorded too: a run against --previous leaves a whole state.
     start = {url: page for url, page in manifest.pages.items() if url not in changed}
     sending = {c.url: _sending(base.pages.get(c.url), c) for c in changes if c.added}
-    await writer.set({**start, **sending})
+    update = functools.partial(asyncio.to_thread, state.update, site=manifest.site)
+    await update({**start, **sending}, service=service)
     if client is None:
         return ReportResult(**done)
-    run = _Run(client, writer, {**base.pages, **sending}, as_bool, progress, len(plan))
+    run = _Run(client, _StateWriter(state), {**base.pages, **sending}, as_bool, progress, len(plan))
     await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
+    await update({})  # the pages recorded in the journal, folded into the state file
     if run.fatal is not None:
         raise run.fatal
     return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), **done)
