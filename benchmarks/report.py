@@ -2,7 +2,7 @@
 
     python benchmarks/report.py                  # 2,000 and 10,000 pages, 3 files each
     python benchmarks/report.py --quick          # 100 and 500 pages
-    python benchmarks/report.py --small 2000 --large 4000
+    python benchmarks/report.py --small 2000 --large 4000 --jobs 8
 
 The sandbox serves the service in its own process (no added latency: the report's own
 cost is measured); each report runs in its own process (``mediashortcodes report``, the
@@ -56,13 +56,13 @@ def make_site(root: Path, pages: int) -> Path:
     return root
 
 
-def report_seconds(root: Path, sandbox: SandboxProcess, pages: int) -> float:
+def report_seconds(root: Path, sandbox: SandboxProcess, pages: int, jobs: list[str]) -> float:
     """One first report of ``pages`` pages in a child process: its wall-clock seconds."""
     env = {**_clean_env(), **sandbox.env}
     os.sync()  # the site just written is on disk before the clock starts
     began = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CLI, "report", str(root)],
+        [sys.executable, "-c", CLI, "report", str(root), *jobs],
         env=env,
         capture_output=True,
         text=True,
@@ -83,14 +83,14 @@ def told(sandbox: SandboxProcess) -> int:
         return len(json.loads(answer.read()))
 
 
-def measure(workdir: Path, small: int, large: int) -> dict[str, float]:
+def measure(workdir: Path, small: int, large: int, jobs: list[str]) -> dict[str, float]:
     with SandboxProcess(latency_ms=0, k=30, log=workdir / "sandbox.log") as sandbox:
         figures: dict[str, float] = {}
         for pages in (small, large):
             before = told(sandbox)
             print(f"a first report of {pages} pages ...", file=sys.stderr)
             site = make_site(workdir / str(pages), pages)
-            figures[f"s_{pages}"] = report_seconds(site, sandbox, pages)
+            figures[f"s_{pages}"] = report_seconds(site, sandbox, pages, jobs)
             print(f"  {figures[f's_{pages}']:.2f} s", file=sys.stderr)
             if told(sandbox) - before != pages:
                 raise BenchmarkError(f"the sandbox was not told each of the {pages} pages once")
@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", type=int, default=None, help="pages of the small report")
     parser.add_argument("--large", type=int, default=None, help="pages of the large report")
     parser.add_argument("--quick", action="store_true", help="100 and 500 pages")
+    parser.add_argument("--jobs", type=int, default=None, help="report -j (default: its own)")
     args = parser.parse_args(argv)
     small = args.small or (100 if args.quick else 2000)
     large = args.large or (500 if args.quick else 10000)
@@ -109,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("need 0 < --small < --large")
     try:
         with tempfile.TemporaryDirectory(prefix="mediashortcodes-report-bench-") as made:
-            figures = measure(Path(made), small, large)
+            jobs = [f"--jobs={args.jobs}"] if args.jobs else []
+            figures = measure(Path(made), small, large, jobs)
     except BenchmarkError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
