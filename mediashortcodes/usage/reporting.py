@@ -17,8 +17,6 @@ from typing import Any, Protocol
 
 import httpx
 
-from ..client.async_client import read_capped
-from ..client.base import MAX_ANSWER_BYTES
 from ..client.redact import redact_url
 from ..client.runner import run_returning
 from ..config import Config, require_site_base_url
@@ -361,6 +359,9 @@ async def load_previous(
                 f"URL of the {MANIFEST_NAME} published with the live site"
             ) from None
         return Manifest.from_json(data, source=f"--previous {path}")
+    from ..client.async_client import read_capped
+    from ..client.base import MAX_ANSWER_BYTES
+
     shown = redact_url(text)
     try:
         # A whole deadline, and at most MAX_ANSWER_BYTES read (decoded), as the client's own
