@@ -114,6 +114,21 @@ def test_a_minimal_run_reports_the_figures_and_a_warm_build_makes_no_request(
     assert "warm / floor" in done.stdout
 
 
+def test_a_tiny_report_benchmark_reports_both_sizes_and_the_ratio() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "report.py"), "--small=4", "--large=12"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (figures["small_pages"], figures["large_pages"], figures["pages_ratio"]) == (4, 12, 3)
+    assert figures["small_s"] > 0 and figures["ratio"] > 0
+    assert figures["target"] == 6.0
+
+
 def test_the_hugo_site_has_the_same_pages_and_shortcodes(tmp_path: Path) -> None:
     generate(tmp_path / "site", n=12, k=12)
     hugo.write_hugo_site(tmp_path / "site", tmp_path / "hugo")

@@ -11,7 +11,7 @@ import click
 from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
-from .base import cli
+from .base import cli, jobs_option
 from .output import Outcome, format_option, progress_bar, quiet, reported, warn
 
 
@@ -88,14 +88,7 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The last reported state (default: [usage] state, .mediashortcodes/usage-state.json).",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="Pages reported at the same time.",
-)
+@jobs_option
 @format_option
 def report(site: Path, output: Path | None, output_format: str, **options: Any) -> None:
     """Report which files each page of the built SITE uses, and which it stopped using."""

@@ -41,11 +41,18 @@ def page_url(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 
 
+# A file id is a JSON integer (service-spec.md); one below 0 or past a signed 64-bit
+# integer names no file, and is never sent.
+MAX_FILE_ID = 2**63 - 1
+
+
 def _file_ids(values: Iterable[Any], where: str) -> tuple[int, ...]:
     ids = set()
     for value in values:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ConfigError(f"{where}: file ids must be integers, got {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_FILE_ID:
+            raise ConfigError(
+                f"{where}: file ids must be integers from 0 to {MAX_FILE_ID}, got {value!r}"
+            )
         ids.add(value)
     return tuple(sorted(ids))
 
@@ -85,12 +92,13 @@ class Manifest:
             pages={url: PageUsage(titles[url], tuple(sorted(files[url]))) for url in titles},
         )
 
-    def to_json(self) -> str:
+    def to_json(self, indent: int | None = 2) -> str:
+        """The manifest's JSON and a newline; with ``indent=None``, on one line."""
         data: dict[str, Any] = {"site": self.site}
         if self.service:
             data["service"] = self.service
         data["pages"] = {url: _page_json(page) for url, page in self.pages.items()}
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str | bytes, source: str = "usage manifest") -> Manifest:
@@ -100,6 +108,10 @@ class Manifest:
         except (ValueError, UnicodeDecodeError) as exc:
             raise ConfigError(
                 f"{source}: not valid JSON ({exc}); is it a media-usage.json?"
+            ) from None
+        except RecursionError:
+            raise ConfigError(
+                f"{source}: nested too deeply to be a usage manifest; is it a media-usage.json?"
             ) from None
         if not isinstance(data, dict) or not isinstance(data.get("pages"), dict):
             raise ConfigError(

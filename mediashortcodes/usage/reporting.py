@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -159,13 +160,11 @@ def _sending(known: PageUsage | None, change: PageChange) -> PageUsage:
 
 
 class _StateWriter:
-    """Group commit: each page's update is on disk before its coroutine goes on, and
-    updates that arrive while a write is running share the next write."""
+    """Group commit: each page's update is on disk (in the state's journal) before its
+    coroutine goes on, and updates that arrive while a write is running share the next."""
 
-    def __init__(self, state: UsageState, site: str, service: str) -> None:
+    def __init__(self, state: UsageState) -> None:
         self._state = state
-        self._site = site
-        self._service = service
         self._pending: dict[str, PageUsage | None] = {}
         self._lock = asyncio.Lock()
 
@@ -176,7 +175,7 @@ class _StateWriter:
                 return  # another coroutine's write already carried these pages
             batch, self._pending = self._pending, {}
             try:
-                await asyncio.to_thread(self._state.update, batch, self._site, self._service)
+                await asyncio.to_thread(self._state.record, batch)
             except BaseException:
                 self._pending = {**batch, **self._pending}
                 raise
@@ -191,7 +190,7 @@ async def report_usage(
     previous: str | Path | Manifest | None = None,
     dry_run: bool = False,
     send_all: bool = False,
-    jobs: int = 8,
+    jobs: int | None = None,
     today: dt.date | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
@@ -202,6 +201,7 @@ async def report_usage(
     """
     if not config.usage.enabled:
         return ReportResult(disabled=True)
+    jobs = config.build.jobs if jobs is None else jobs  # pages (one or two requests each)
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
     state = UsageState(state_path) if state_path else state_of(config)
@@ -213,7 +213,11 @@ async def report_usage(
             "only as long as this command; no real service hears of it"
         )
     if isinstance(previous, Manifest) or previous:
-        base = previous if isinstance(previous, Manifest) else await load_previous(previous)
+        base = (
+            previous
+            if isinstance(previous, Manifest)
+            else await load_previous(previous, **_previous_limits(config))
+        )
         check_same_site(base, manifest)
     else:
         base = state.load(manifest.site)
@@ -237,15 +241,16 @@ async def report_usage(
     if client is None and plan:
         raise TypeError("report_usage needs a client when there is something to send")
 
-    writer = _StateWriter(state, manifest.site, service)
     # Unchanged pages are recorded too: a run against --previous leaves a whole state.
     start = {url: page for url, page in manifest.pages.items() if url not in changed}
     sending = {c.url: _sending(base.pages.get(c.url), c) for c in changes if c.added}
-    await writer.set({**start, **sending})
+    update = functools.partial(asyncio.to_thread, state.update, site=manifest.site)
+    await update({**start, **sending}, service=service)
     if client is None:
         return ReportResult(**done)
-    run = _Run(client, writer, {**base.pages, **sending}, as_bool, progress, len(plan))
+    run = _Run(client, _StateWriter(state), {**base.pages, **sending}, as_bool, progress, len(plan))
     await _gather_bounded([lambda item=item: run.page(*item) for item in plan], jobs)
+    await update({})  # the pages recorded in the journal, folded into the state file
     if run.fatal is not None:
         raise run.fatal
     return ReportResult(requests=tuple(run.accepted), failed=tuple(run.failed), **done)
@@ -332,10 +337,15 @@ def check_same_site(previous: Manifest, manifest: Manifest) -> None:
 
 
 async def load_previous(
-    source: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
+    source: str | Path,
+    *,
+    timeout: float = 30.0,
+    deadline: float = 120.0,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> Manifest:
-    """The live site's manifest from a file or URL. Not there: :class:`PreviousMissing`;
-    unreachable or 5xx: :class:`ServiceUnreachableError`; else a ConfigError."""
+    """The live site's manifest from a file or URL (``timeout`` per read, ``deadline`` for
+    the whole). Not there: :class:`PreviousMissing`; unreachable, too slow or 5xx:
+    :class:`ServiceUnreachableError`; else a ConfigError."""
     text = str(source)
     if not text.startswith(("http://", "https://")):
         path = Path(text)
@@ -349,12 +359,29 @@ async def load_previous(
                 f"URL of the {MANIFEST_NAME} published with the live site"
             ) from None
         return Manifest.from_json(data, source=f"--previous {path}")
+    from ..client.async_client import read_capped
+    from ..client.base import MAX_ANSWER_BYTES
+
     shown = redact_url(text)
     try:
-        async with httpx.AsyncClient(
-            transport=transport, follow_redirects=True, timeout=30.0
-        ) as http:
-            response = await http.get(text)
+        # A whole deadline, and at most MAX_ANSWER_BYTES read (decoded), as the client's own
+        # answers: a server sending a byte at a time, or gigabytes, stops here.
+        async with (
+            asyncio.timeout(deadline),
+            httpx.AsyncClient(transport=transport, follow_redirects=True, timeout=timeout) as http,
+            http.stream("GET", text) as response,
+        ):
+            _check_previous_status(response.status_code, shown)
+            too_large = ConfigError(
+                f"--previous {shown}: larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB; "
+                f"is it the site's {MANIFEST_NAME}?"
+            )
+            data = await read_capped(response, MAX_ANSWER_BYTES, too_large)
+    except TimeoutError:
+        raise ServiceUnreachableError(
+            f"--previous {shown}: the manifest did not arrive within {deadline:g} s ([service] "
+            "download_timeout); try again when the live site is up, or pass a local copy"
+        ) from None
     except httpx.InvalidURL as exc:
         raise ConfigError(
             f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL, "
@@ -365,7 +392,14 @@ async def load_previous(
             f"--previous {shown}: cannot fetch it ({type(exc).__name__}); check the URL and "
             "that the live site is up, or pass a local copy of its manifest"
         ) from None
-    status = response.status_code
+    return Manifest.from_json(data, source=f"--previous {shown}")
+
+
+def _previous_limits(config: Config) -> dict[str, float]:
+    return {"timeout": config.service.timeout, "deadline": config.service.download_timeout}
+
+
+def _check_previous_status(status: int, shown: str) -> None:
     if status in (404, 410):
         raise PreviousMissing(
             f"--previous {shown}: the server answered {status}: the site has no "
@@ -381,7 +415,6 @@ async def load_previous(
             f"--previous {shown}: the server answered {status}; "
             f"is the site's {MANIFEST_NAME} published at that address?"
         )
-    return Manifest.from_json(response.content, source=f"--previous {shown}")
 
 
 def _built_manifest(config: Config, output: Path) -> Manifest:
@@ -422,7 +455,7 @@ def report_site(
     notes: tuple[str, ...] = ()
     if previous is not None:
         try:
-            previous = run_returning(load_previous(previous))
+            previous = run_returning(load_previous(previous, **_previous_limits(config)))
         except PreviousMissing as exc:
             if previous_missing != "ok":
                 raise

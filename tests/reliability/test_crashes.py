@@ -130,8 +130,8 @@ def accepted_reports(site: Site) -> int:
     return sum(u["web"]["page"].startswith(prefix) for u in site.sandbox.usages)
 
 
-@pytest.mark.parametrize("kill_after", [1, 4])
-def test_a_report_killed_mid_way_then_rerun_loses_nothing(site, sandbox, kill_after):
+@pytest.mark.parametrize(("jobs", "kill_after"), [(1, 1), (1, 4), (4, 1)])
+def test_a_report_killed_mid_way_then_rerun_loses_nothing(site, sandbox, jobs, kill_after):
     site.configure(site={"base_url": f"https://reliability-{uuid.uuid4().hex[:8]}.example.org"})
     assert site.run("build").exit_code == 0
     manifest = json.loads((site.output / MANIFEST_NAME).read_text("utf-8"))
@@ -139,7 +139,7 @@ def test_a_report_killed_mid_way_then_rerun_loses_nothing(site, sandbox, kill_af
     assert len(expected) == 7
 
     sandbox.fault("stall", seconds=0.15, path_prefix="/1/files/multiple/usages")
-    report = site.spawn("report", "--jobs", "1")
+    report = site.spawn("report", "--jobs", str(jobs))
     wait_until(lambda: accepted_reports(site) >= kill_after, f"{kill_after} reports arrived")
     kill(report)
     assert accepted_reports(site) < 7
@@ -152,5 +152,5 @@ def test_a_report_killed_mid_way_then_rerun_loses_nothing(site, sandbox, kill_af
     assert this_sites_pages(site) == expected  # the service got every page
     state = json.loads(site.state_path.read_text("utf-8"))
     assert {url: page["files"] for url, page in state["pages"].items()} == expected
-    assert accepted_reports(site) <= 7 + 1  # at most the page in flight was sent twice
+    assert accepted_reports(site) <= 7 + jobs  # at most the pages in flight were sent twice
     assert "0 pages reported" in site.run("report").stdout

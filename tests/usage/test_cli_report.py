@@ -72,6 +72,49 @@ def test_a_previous_that_cannot_be_read_is_a_usage_error(runner: CliRunner, tmp_
     assert "--previous" in result.stderr
 
 
+DEEP = '{"site": "https://s.org", "pages": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+
+
+@pytest.mark.parametrize("where", ["previous", "state", "built"])
+def test_deeply_nested_json_is_a_usage_error_naming_the_file(
+    runner: CliRunner, tmp_path: Path, where: str
+) -> None:
+    site = make_site(tmp_path)
+    paths = {
+        "previous": tmp_path / "live.json",
+        "state": site / ".mediashortcodes" / "usage-state.json",
+        "built": site / "_site" / "media-usage.json",
+    }
+    paths[where].parent.mkdir(exist_ok=True)
+    paths[where].write_text(DEEP)
+    args = ["--previous", str(paths["previous"])] if where == "previous" else []
+    result = runner.invoke(cli, ["report", str(site), "--dry-run", *args])
+    assert result.exit_code == 2, result.output
+    assert f"{paths[where]}: nested too deeply" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("bad", ["-1", "1" * 30, "9223372036854775808"])
+def test_a_previous_with_file_ids_no_service_has_is_refused_as_malformed(
+    runner: CliRunner, tmp_path: Path, bad: str
+) -> None:
+    site = make_site(tmp_path)
+    live = tmp_path / "live.json"
+    live.write_text(f'{{"site": "{SITE}", "pages": {{"{SITE}/old/": {{"files": [{bad}]}}}}}}')
+    result = runner.invoke(cli, ["report", str(site), "--dry-run", "--previous", str(live)])
+    assert result.exit_code == 2, result.output
+    assert f"--previous {live}: page {SITE}/old/: file ids must be" in result.stderr
+    assert "POST" not in result.stdout
+
+
+def test_report_jobs_is_shown_like_the_other_commands_jobs(runner: CliRunner) -> None:
+    report = runner.invoke(cli, ["report", "--help"], terminal_width=200).output
+    build = runner.invoke(cli, ["build", "--help"], terminal_width=200).output
+    line = " ".join(next(x for x in report.splitlines() if "--jobs" in x).split())
+    assert line == " ".join(next(x for x in build.splitlines() if "--jobs" in x).split())
+    assert "-j, --jobs N" in line and "16" in line and "INTEGER" not in line
+
+
 def test_missing_credentials_are_named_before_anything_is_sent(
     runner: CliRunner, tmp_path: Path
 ) -> None:

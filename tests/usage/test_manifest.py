@@ -52,7 +52,9 @@ def test_from_pages_merges_a_page_given_twice_and_keeps_its_first_title() -> Non
 
 
 def test_from_pages_rejects_an_id_that_is_not_an_integer() -> None:
-    expected = re.escape("page https://s.org/: file ids must be integers, got '7'")
+    expected = re.escape(
+        "page https://s.org/: file ids must be integers from 0 to 9223372036854775807, got '7'"
+    )
     with pytest.raises(ConfigError, match=expected):
         Manifest.from_pages("https://s.org", [("https://s.org/", "Home", ["7"])])  # type: ignore[list-item]
 

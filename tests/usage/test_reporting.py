@@ -30,6 +30,7 @@ from mediashortcodes.usage.reporting import (
     report_usage,
     usage_warnings,
 )
+from mediashortcodes.usage.state import UsageState
 
 SITE = "https://s.org"
 TODAY = dt.date(2024, 5, 17)
@@ -66,7 +67,8 @@ async def report(config: Config, manifest: Manifest, client=None, **options) -> 
 
 
 def state_of(config: Config) -> Manifest:
-    return Manifest.load(config.usage_state_path)
+    """The state as the next report reads it (after a crash: its journal replayed)."""
+    return UsageState(config.usage_state_path).load(SITE)
 
 
 async def test_a_usage_body_has_every_field_of_the_spec(config: Config) -> None:
