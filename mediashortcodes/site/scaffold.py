@@ -98,7 +98,8 @@ to `_site/`. Viewed through another web server, its videos play while
 
 GITIGNORE = """\
 # mediashortcodes: the built site, the previews of `mediashortcodes serve`, and locks.
-# Keep .mediashortcodes/usage-state.json: it is what the service was last told.
+# Keep .mediashortcodes/usage-state.json (and a .journal a killed report left beside it):
+# it is what the service was last told.
 /_site/
 /.mediashortcodes/serve-*/
 /.mediashortcodes/*.lock
