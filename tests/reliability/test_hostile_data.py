@@ -8,12 +8,14 @@ the output and cache directories.
 from __future__ import annotations
 
 import re
+import struct
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from mediashortcodes.sandbox import Sandbox
+from mediashortcodes.sandbox import Sandbox, imaging, media
 
 from .harness import Site, snapshot
 
@@ -220,3 +222,35 @@ def test_a_download_larger_than_any_image_should_be_is_refused_by_default(site, 
     run = site.run("build")
     assert run.exit_code == 1, str(run)
     assert run.stderr.count("larger than the limit of 52428800 bytes") == 1
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A well-formed PNG whose header claims a size its few bytes of pixels never fill."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00" * 64)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_claiming_more_pixels_than_a_page_may_show_is_a_problem(
+    make_site, own_sandbox, monkeypatch
+):
+    # The sandbox reads sizes with Pillow, which refuses such a claim: tell it the claim.
+    huge, real = png_claiming(100_000, 100_000), imaging.size_of
+    for module in (imaging, media):
+        monkeypatch.setattr(module, "size_of", lambda d: (100_000,) * 2 if d == huge else real(d))
+    own_sandbox.library.add_folder("Huge", id=60)
+    own_sandbox.library.add_image(60, "huge", id=960, filename="huge.png", data=huge)
+    site = make_site(own_sandbox, service={"timeout": 60.0})  # the machine may be busy
+    (site.root / "content" / "huge.md").write_text("<% media_image 960 original %>\n")
+    run = site.run("build")
+    assert run.exit_code == 1, str(run)
+    assert "file 960" in run.stderr and "claims 100000x100000 pixels" in run.stderr
+    assert not site.output.exists() or not list(site.output.rglob("huge*"))
