@@ -9,22 +9,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from ..errors import STEERING, shown
 from ..records import File, Folder, FolderNode, Format, folder_tree
 
-# DEL, C1 controls, line and paragraph separators, the bidirectional controls; and C0.
-_STEERING = r"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-_UNPRINTABLE = re.compile(rf"[\x00-\x1f{_STEERING}]")
-_UNPRINTABLE_IN_JSON = re.compile(f"[{_STEERING}]")  # json.dumps escapes C0 itself
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match[0])
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """``text`` with what would steer a terminal escaped."""
-    return _UNPRINTABLE.sub(_escape, text)
+_UNPRINTABLE_IN_JSON = re.compile(f"[{STEERING}]")  # json.dumps escapes C0 itself
 
 
 def display_width(text: str) -> int:
@@ -39,8 +27,8 @@ def display_width(text: str) -> int:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Left-aligned columns separated by two spaces; numbers right-aligned."""
-    cells = [[printable(str(c)) for c in headers]]
-    cells += ([printable(str(c)) for c in row] for row in rows)
+    cells = [[shown(str(c)) for c in headers]]
+    cells += ([shown(str(c)) for c in row] for row in rows)
     sizes = [[display_width(cell) for cell in row] for row in cells]
     widths = [max(row[i] for row in sizes) for i in range(len(headers))]
     numeric = [
