@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..config import Config
-from ..errors import ConfigError, MediaShortcodesError
+from ..errors import ConfigError, MediaShortcodesError, counted
 from ..fileio import (
     claim,
     claimed_by_a_running_process,
@@ -64,8 +64,8 @@ def refuse_escapes(outputs: Iterable[str]) -> None:
     found = sorted(output for output in outputs if escapes(output))
     if found:
         raise ConfigError(
-            f"{len(found)} output path(s) would lie outside the output folder; nothing was "
-            "written: " + ", ".join(found[:20])
+            f"{counted(len(found), 'output path')} would lie outside the output folder; "
+            "nothing was written: " + ", ".join(found[:20])
         )
 
 
