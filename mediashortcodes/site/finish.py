@@ -11,6 +11,8 @@ from pathlib import Path
 from ..config import Config
 from ..errors import ConfigError
 from ..fileio import Confined, write_atomic
+from ..language import html_for
+from ..language.htmltext import splice
 from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
 from .hosted import page_title, resolved_for_host
@@ -66,14 +68,5 @@ def _with_markers(text: str, output_file: str, build: Pipeline) -> str:
     """The page with each reference replaced by a marker (a malformed one by nothing)."""
     if "<mediashortcodes-ref" not in text:
         return text
-    parts: list[str] = []
-    pos = 0
-    for ref in read_refs(text, os.path.join("site", output_file)):
-        parts.append(text[pos : ref.start])
-        if ref.shortcode is not None:
-            parts.append(build.renderer.render(ref.shortcode))
-        for problem in ref.problems:
-            build.renderer.problem(problem)
-        pos = ref.end
-    parts.append(text[pos:])
-    return "".join(parts)
+    refs = read_refs(text, os.path.join("site", output_file))
+    return splice(text, ((ref.start, ref.end, html_for(build.renderer, ref)) for ref in refs))
