@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import yaml
 
-from ..errors import ConfigError, Problem, counted, place
+from ..errors import ConfigError, Problem, counted, display_path, place
 from .files import SourceFiles, folders_of, skipped_warning, source_files
 
 DEFAULT_TEMPLATE = "page.html"
@@ -73,14 +73,6 @@ class PageSource:
     @property
     def output_file(self) -> str:
         return self.url_path.strip("/") + "/index.html" if self.url_path != "/" else "index.html"
-
-
-def display_path(path: Path) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
 
 
 def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
