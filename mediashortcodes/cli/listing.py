@@ -3,16 +3,13 @@ from the service)."""
 
 from __future__ import annotations
 
-import json
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from ..errors import STEERING, shown
+from ..errors import shown
 from ..records import File, Folder, FolderNode, Format, folder_tree
-
-_UNPRINTABLE_IN_JSON = re.compile(f"[{STEERING}]")  # json.dumps escapes C0 itself
+from .output import json_text
 
 
 def display_width(text: str) -> int:
@@ -91,5 +88,4 @@ def formats_text(formats: Sequence[Format]) -> str:
 def to_json(records: Sequence[Folder | File | Format]) -> str:
     """The records in the service's own camelCase shape, for scripts."""
     data = [r.to_api() if isinstance(r, (Folder, File)) else asdict(r) for r in records]
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    return _UNPRINTABLE_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return json_text(data)
