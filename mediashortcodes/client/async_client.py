@@ -9,6 +9,7 @@ that never carries it, to hosts :mod:`.download_policy` allows. Only the excepti
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
@@ -49,7 +50,7 @@ LANES = 100
 T = TypeVar("T")
 
 
-class AsyncClient:
+class AsyncClient(contextlib.AbstractAsyncContextManager["AsyncClient"]):
     """The asynchronous client; one connection pool for the API, one for downloads."""
 
     def __init__(
@@ -114,9 +115,6 @@ class AsyncClient:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
