@@ -15,7 +15,7 @@ from ..fileio import (
     claim,
     claimed_by_a_running_process,
     escapes,
-    exclusive,
+    file_lock,
     folder_lock_path,
     remove_tree,
 )
@@ -106,7 +106,7 @@ def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
     """Replace ``output`` by ``staging`` in two renames (for a moment there is no output; if
     the second fails the old one is put back), then remove the old one. Builds into one
     output take turns (a lock on its parent folder, kept in the temporary folder)."""
-    with exclusive(folder_lock_path(output.parent)):
+    with file_lock(folder_lock_path(output.parent)):
         if output.exists() and not output.is_dir():
             raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
         old = output.parent / f".{output.name}.old-{os.getpid()}"
