@@ -294,11 +294,9 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
     return found
 
 
-def load_pages(
-    content_dir: Path, names: list[str], problems: list[Problem] | None = None
-) -> list[PageSource]:
+def load_pages(content_dir: Path, names: list[str], problems: list[Problem]) -> list[PageSource]:
     """The pages ``names`` (posix paths under it); one that cannot be read goes into
-    ``problems`` (without it, raises ``PageError``)."""
+    ``problems``."""
     pages = []
     shown = _display_paths_under(content_dir)
     for name in names:
@@ -314,8 +312,6 @@ def load_pages(
                 )
             pages.append(load_page(path, content_dir, shown(name, path)))
         except PageError as exc:
-            if problems is None:
-                raise
             problems.append(exc.problem)
     return pages
 
