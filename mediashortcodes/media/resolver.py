@@ -150,8 +150,7 @@ def published_files(resolution: Resolution) -> dict[str, Stored]:
 
 def names_a_format(spec: str) -> bool:
     """True when a FORMAT token is a format's name, which needs the service's format list."""
-    text = spec.strip()
-    return text.lower() != "original" and not text.lstrip("-").isdigit()
+    return isinstance(format_id_for(spec, []), str)
 
 
 def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
@@ -375,7 +374,8 @@ class Resolver:
                     planned = plans[at].result() if at in plans else []
                     image = images[at] = self._image(first, need, planned, stored_of)
                 if isinstance(image, ImageOutcome) and need.widths:
-                    image = replace(image, sizes=self._sizes(first))
+                    sizes = first.option("sizes") or self.config.images.sizes or "100vw"
+                    image = replace(image, sizes=sizes)
                 outcome = image
                 if not isinstance(outcome, Failure):
                     self.progress(len(need.group))
@@ -459,9 +459,6 @@ class Resolver:
         if isinstance(exc, MediaShortcodesError):
             return Failure(f"file {file.id}{what}: {exc}", exc)
         raise exc
-
-    def _sizes(self, sc: Shortcode) -> str:
-        return sc.option("sizes") or self.config.images.sizes or "100vw"
 
     def _widths(self, sc: Shortcode) -> tuple[int, ...]:
         """The srcset widths asked for: the shortcode's ``widths=``, else ``[images] widths``."""
