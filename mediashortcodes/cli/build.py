@@ -11,7 +11,7 @@ import click
 from .. import config as config_mod
 from ..client.service import embed_urls
 from ..config import Config
-from ..errors import ConfigError, MediaShortcodesError
+from ..errors import ConfigError, MediaShortcodesError, counted
 from .base import base_url_option, cli, jobs_option
 from .output import Outcome, format_option, progress_bar, quiet, reported, say, warn
 
@@ -158,7 +158,7 @@ def build(
 @format_option
 def check(site: str, offline: bool, jobs: int | None, output_format: str) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
-    from ..site.builder import BuildOptions, SiteBuilder, counted
+    from ..site.builder import BuildOptions, SiteBuilder
 
     with reported("check", output_format) as outcome:
         config = load_site(site)
@@ -214,8 +214,6 @@ def cache_verify(site: str) -> None:
 
     A read-only cache ([cache] read_only, or the environment) is checked, not changed.
     """
-    from ..site.builder import counted
-
     media_cache = _site_cache(site)[1]
     remove = not media_cache.read_only
     report = media_cache.verify(remove=remove)
