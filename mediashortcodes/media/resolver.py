@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -22,7 +23,6 @@ from .assets import Assets, poster_name, published_name
 from .cache import MediaCache, Stored
 from .catalog import Catalog
 from .render import ResolvedImage, ResolvedVideo
-from .srcset import candidate_crop, narrower
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
@@ -165,6 +165,22 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
             return fmt.id
     names = ", ".join(sorted(f.name for f in formats)) or "none"
     return f"unknown format {spec!r}; the service's formats are: original, {names}"
+
+
+def narrower(widths: tuple[int, ...], base_width: int) -> tuple[int, ...]:
+    """The requested srcset widths below the base variant's width, ascending."""
+    return tuple(w for w in sorted(set(widths)) if w < base_width)
+
+
+def candidate_crop(crop: Crop | None, base_width: int, base_height: int, width: int) -> Crop:
+    """The format -1 parameters of a srcset candidate: the base variant's picture (the whole
+    original, or the shortcode's crop) ``width`` pixels wide, never upscaled; the height
+    rounds up, so the service, fitting inside w x h, binds on the width."""
+    height = max(1, math.ceil(width * base_height / base_width))
+    if crop is None:  # the whole original, in its own pixels
+        w, h = base_width, base_height
+        crop = Crop(w=w, h=h, x1=0, x2=w, y1=0, y2=h, sw=w, sh=h)
+    return replace(crop, w=width, h=height)
 
 
 class _Places:
