@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (they register on `cli`)
     build,
-    finish,
     init,
     pick,
     report,
