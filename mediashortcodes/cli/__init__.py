@@ -6,7 +6,6 @@ from __future__ import annotations
 from . import (  # noqa: F401  (they register on `cli`)
     build,
     init,
-    pick,
     report,
     sandbox,
     serve,
