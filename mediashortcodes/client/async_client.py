@@ -1,7 +1,7 @@
 """The client of the service, asynchronous; :class:`~.sync_client.Client` wraps it.
 
 Creating it does no I/O: the first API call fetches the token (:mod:`.tokens`). Retries
-follow :mod:`.retry`. The token goes to the API host only: downloads use a second pool
+follow :mod:`.base`. The token goes to the API host only: downloads use a second pool
 that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions of
 :mod:`mediashortcodes.errors` leave here, their texts redacted.
 """
@@ -27,6 +27,7 @@ from .base import (
     CutOff,
     Lanes,
     RequestStats,
+    RetryPolicy,
     check_base_url,
     client_settings,
     download_status_error,
@@ -37,7 +38,6 @@ from .base import (
 from .download_policy import DownloadPolicy, host_of
 from .endpoints import Call, parse_records, parse_token, read_json, status_error
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
-from .retry import RetryPolicy
 from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]

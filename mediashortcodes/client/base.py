@@ -1,5 +1,6 @@
-"""The client's parts besides its requests: statistics, TLS and proxy settings, the retry
-bookkeeping, and the errors (redacted) that replace httpx's, whose texts carry URLs."""
+"""The client's parts besides its requests: statistics, TLS and proxy settings, when to
+retry (pure) and the bookkeeping of retries, and the errors (redacted) that replace
+httpx's, whose texts carry URLs."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import asyncio
 import functools
 import logging
 import os
+import random
 import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,7 +34,6 @@ from ..errors import (
 )
 from .endpoints import Call, read_json
 from .redact import redact_url
-from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 log = logging.getLogger("mediashortcodes.api")
 
@@ -132,6 +135,66 @@ def untrusted_certificate(exc: BaseException) -> bool:
     return any(isinstance(e, ssl.SSLCertVerificationError) for e in _causes(exc)) or (
         "CERTIFICATE_VERIFY_FAILED" in str(exc)
     )
+
+
+# Not Implemented, HTTP Version Not Supported, Variant Also Negotiates, Loop Detected, Not
+# Extended, Network Authentication Required (a proxy's login page): the same answer again.
+PERMANENT_5XX = frozenset({501, 505, 506, 508, 510, 511})
+
+
+def is_retryable_status(status: int) -> bool:
+    return status == 429 or (500 <= status <= 599 and status not in PERMANENT_5XX)
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date).
+
+    ``now`` is the wall-clock time (epoch seconds); unreadable values give ``None``.
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, UTC).timestamp())
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """When to try again: 429, the transient 5xx, connection errors and timeouts, with
+    jittered exponential backoff or after ``Retry-After``, bounded by a number of retries
+    and a time budget no wait outlasts. ``jitter`` is injectable (deterministic tests)."""
+
+    max_retries: int = 5
+    total_seconds: float = 60.0
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    jitter: Callable[[float, float], float] = field(default=random.uniform, repr=False)
+
+    def backoff(self, retry: int) -> float:
+        """The jittered wait before retry number ``retry`` (1 for the first retry)."""
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
+        return self.jitter(ceiling / 2, ceiling)
+
+    def next_wait(self, retry: int, elapsed: float, retry_after: float | None) -> float | None:
+        """Seconds to wait before retry number ``retry``, or ``None`` when it is time to stop.
+
+        A ``Retry-After`` from the service replaces the computed backoff; either is capped
+        at what remains of the total budget.
+        """
+        remaining = self.total_seconds - elapsed
+        if retry > self.max_retries or remaining <= 0:
+            return None
+        wait = retry_after if retry_after is not None else self.backoff(retry)
+        return min(wait, remaining)
 
 
 class CutOff(Exception):
