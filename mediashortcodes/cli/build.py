@@ -250,7 +250,7 @@ def finish(project: Path, offline: bool, refresh: bool) -> None:
     the media under site_dir, write site_dir/media-usage.json. Run it after `zensical build`.
     """
     from ..mkdocs.project import find_project
-    from ..site.finish import finish_site
+    from ..site.hosted import finish_site
     from ..site.pipeline import PageEntry
 
     found = find_project(project)
