@@ -24,6 +24,7 @@ from .base import (
     LONG_WAIT,
     MAX_ANSWER_BYTES,
     Attempts,
+    Call,
     CutOff,
     Lanes,
     RequestStats,
@@ -32,11 +33,14 @@ from .base import (
     client_settings,
     download_status_error,
     log,
+    parse_records,
+    parse_token,
+    read_json,
+    status_error,
     tls_context,
     too_large,
 )
 from .download_policy import DownloadPolicy, host_of
-from .endpoints import Call, parse_records, parse_token, read_json, status_error
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
 
 __all__ = ["AsyncClient", "client_from_config"]
