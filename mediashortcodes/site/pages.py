@@ -77,11 +77,8 @@ class PageSource:
 
 def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
     """:func:`display_path` of ``folder / name``, the folder's relpath worked out once."""
-    try:
-        relative = os.path.relpath(folder)
-    except ValueError:  # another drive on Windows
-        relative = ".."
-    if relative.startswith(".."):
+    relative = display_path(folder)
+    if os.path.isabs(relative) or relative.startswith(".."):  # outside the working directory
         return lambda _name, path: display_path(path)
 
     def shown(name: str, path: Path) -> str:
