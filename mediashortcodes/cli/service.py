@@ -202,8 +202,7 @@ def download(
         image = imageinfo.verify(data, info.filetype)
     except imageinfo.ImageError as exc:
         raise imageinfo.ImageError(f"file {file_id}: {exc}; nothing was written") from None
-    named = output.is_dir()  # the name is the service's (untrusted) format name: never a path
-    if named:
+    if output.is_dir():  # the name is the service's (untrusted) format name: never a path
         label = "crop" if crop else re.sub(r"[^A-Za-z0-9_-]+", "-", info.format)[:64].strip("-")
         output = output / f"{file_id}-{label or format_id}.{image.extension}"
         if os.path.lexists(output):  # a name the user did not give replaces nothing
