@@ -15,7 +15,7 @@ from click.core import ParameterSource
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
 from .base import cli, wait_until_interrupted
-from .listing import table
+from .service import table
 
 DEFAULT_PORT = 8765
 
