@@ -59,10 +59,10 @@ class SiteBuilder:
             return self._build(warnings, progress)
         except MediaShortcodesError as exc:  # warnings listed after the errors
             exc.warnings = exc.warnings or (*warnings, *self.pipeline.warnings)
-            if self.result is not None:
-                self.result.seconds = time.perf_counter() - started
             raise
         finally:
+            if self.result is not None:  # also of a build a problem stopped
+                self.result.seconds = time.perf_counter() - started
             if self._workers is not None:
                 self._workers.close()
                 self._workers = None
@@ -71,7 +71,6 @@ class SiteBuilder:
     def _build(
         self, warnings: list[Problem], progress: Callable[[int, int], Any] | None
     ) -> BuildResult:
-        started = time.perf_counter()
         options = self.options
         if not options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
@@ -107,7 +106,6 @@ class SiteBuilder:
                     lambda staging: self._write(staging, rendered, resolved, result, resources),
                 )
                 result.output = self.output
-        result.seconds = time.perf_counter() - started
         return result
 
     def _read_pages(
