@@ -93,7 +93,7 @@ def test_check_json_and_a_configuration_error_as_a_problem(site: Path) -> None:
     assert as_json(result)["summary"] == {}  # stopped before it counted anything
     (problem,) = as_json(result)["problems"]
     assert (problem["severity"], problem["code"]) == ("error", "config")
-    assert "[build] jobs must be greater than 0" in problem["message"]
+    assert "[build] jobs must be from 1 to 256" in problem["message"]
 
 
 def test_report_json_dry_run_has_the_requests_and_prints_nothing_else(site: Path) -> None:
