@@ -202,6 +202,7 @@ class _Places:
         self.result = Resolution(codes)
         self.results: list[Outcome | None] = [None] * len(codes)
         self.pending: list[_Need] = []
+        self.done = 0  # places resolved so far (progress)
 
 
 @dataclass(frozen=True)
@@ -287,12 +288,12 @@ class Resolver:
         refresh: bool = False,
         offline: bool = False,
         verify_only: bool = False,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int, int], object] | None = None,
     ) -> None:
         self.config = config
         self.jobs = max(1, jobs)
         self.verify_only = verify_only
-        self.progress = progress or (lambda n: None)
+        self.progress = progress or (lambda done, total: None)
         self.warn_messages: list[str] = []
         self.catalog = Catalog(
             cache,
@@ -315,9 +316,9 @@ class Resolver:
         if formats or (formats is not None and not self.catalog.offline):
             self._check_default_format(formats)
         self._decide(places, files, formats)
-        settled = sum(o is not None and not isinstance(o, Failure) for o in places.results)
-        if settled:
-            self.progress(settled)
+        places.done = sum(o is not None and not isinstance(o, Failure) for o in places.results)
+        if places.done:
+            self.progress(places.done, len(places.codes))
         variants = _Variants(self.assets, self.jobs)
         plans: Plans = {}
         if not self.verify_only:
@@ -394,7 +395,8 @@ class Resolver:
                     image = replace(image, sizes=sizes)
                 outcome = image
                 if not isinstance(outcome, Failure):
-                    self.progress(len(need.group))
+                    places.done += len(need.group)
+                    self.progress(places.done, len(codes))
             for i in need.group:
                 results[i] = outcome
         result.results = [Failure("not resolved") if o is None else o for o in results]
