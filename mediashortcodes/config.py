@@ -466,11 +466,10 @@ def _shown_source(config: Config) -> str:
     return where
 
 
-def credentials_from_env(env: Mapping[str, str] | None = None) -> Credentials:
+def credentials_from_env() -> Credentials:
     """The three credentials; the missing ones are named, all in one message."""
-    env = os.environ if env is None else env
     names = (ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN)
-    values = {var: env.get(var, "").strip() for var in names}
+    values = {var: os.environ.get(var, "").strip() for var in names}
     missing = [var for var in names if not values[var]]
     if missing:
         plural = "s" if len(missing) > 1 else ""

@@ -18,6 +18,7 @@ Messages say what to do and never contain a secret: URLs pass through
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 
@@ -74,6 +75,15 @@ class Problem:
 def counted(n: int, noun: str, plural: str = "") -> str:
     """``1 page``, ``2 pages``; ``plural`` where adding an s is wrong."""
     return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
 
 
 def place(path: str, line: int, col: int) -> str:

@@ -26,7 +26,6 @@ __all__ = [
     "claim",
     "claimed_by_a_running_process",
     "escapes",
-    "exclusive",
     "file_lock",
     "folder_lock_path",
     "remove_tree",
@@ -191,7 +190,8 @@ _claims: dict[Path, FileLock] = {}  # this process's claims, held until it exits
 
 
 def file_lock(path: Path) -> FileLock:
-    """An exclusive filelock on ``path``; a symlink there is refused, never opened."""
+    """An exclusive filelock on ``path`` (``with file_lock(path):`` other processes wait
+    their turn); a symlink there is refused, never opened."""
     if os.path.islink(path):
         raise ConfigError(
             f"{path}: a lock file is a symlink; nothing is opened through it; remove it"
@@ -203,9 +203,6 @@ def folder_lock_path(folder: Path, suffix: str = "") -> Path:
     """The lock file for ``folder`` (``suffix`` names one of its locks), in the temp folder."""
     key = hashlib.sha256(os.fsencode(folder.resolve())).hexdigest()[:20]
     return Path(tempfile.gettempdir()) / f"mediashortcodes-{key}{suffix}.lock"
-
-
-exclusive = file_lock  # ``with exclusive(path):`` other processes wait their turn
 
 
 def claim(folder: Path) -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 from bisect import bisect_right
@@ -38,7 +37,7 @@ from jinja2.ext import Extension
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
-from .errors import ConfigError, Problem
+from .errors import ConfigError, Problem, display_path
 from .language import (
     IMAGE,
     VIDEO,
@@ -160,11 +159,7 @@ def template_path(name: str | None, filename: str | None) -> str:
     """The path shown in problems: the file (relative to the working directory when below
     it), else the template's name."""
     if filename and not filename.startswith("<"):  # Jinja says "<template>" for no file
-        try:
-            relative = os.path.relpath(filename)
-        except ValueError:  # another drive on Windows
-            return filename
-        return filename if relative.startswith("..") else relative
+        return display_path(filename)
     return name or "<template>"
 
 

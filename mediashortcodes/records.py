@@ -125,10 +125,6 @@ class File(_CamelRecord):
     def is_video(self) -> bool:
         return self.media_id is not None or self.type.type == "video"
 
-    @property
-    def is_image(self) -> bool:
-        return not self.is_video
-
 
 @dataclass(frozen=True)
 class DownloadInfo:
@@ -137,9 +133,6 @@ class DownloadInfo:
     download_url: str = field(repr=False)  # temporary and carries a token: keep out of reprs
     filetype: str = ""
     expires_in: int = 300
-    watermark: bool = False
-    is_preview: bool = False
-    download_warning: bool = False
 
     @classmethod
     def from_api(cls, data: Any) -> DownloadInfo:
@@ -149,9 +142,6 @@ class DownloadInfo:
             download_url=_require(data, "downloadURL", str, "download information"),
             filetype=str(data.get("filetype") or "").lower(),
             expires_in=int(data.get("expiresIn") or 300),
-            watermark=bool(data.get("watermark", False)),
-            is_preview=bool(data.get("isPreview", False)),
-            download_warning=bool(data.get("downloadWarning", False)),
         )
 
 

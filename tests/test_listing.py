@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mediashortcodes.cli.listing import (
+from mediashortcodes.cli.service import (
     files_text,
     folder_rows,
     folders_text,

@@ -12,7 +12,7 @@ import pytest
 
 from mediashortcodes.config import CacheConfig, Config, SiteConfig, UsageConfig
 from mediashortcodes.errors import ConfigError
-from mediashortcodes.site.outputdir import check_output_dir, remove_leftovers
+from mediashortcodes.site.outputdir import check_output_dir, refuse_escapes, remove_leftovers
 
 
 @pytest.fixture
@@ -131,3 +131,10 @@ def test_builds_swapping_into_one_output_at_once_take_turns(tmp_path):
         list(pool.map(build, range(4)))  # re-raises the first error of any worker
     assert [p.name for p in output.iterdir()] == ["index.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["_site"]
+
+
+def test_output_paths_outside_the_output_are_counted_and_named():
+    with pytest.raises(ConfigError, match=r"^1 output path would lie outside .*: \.\./x$"):
+        refuse_escapes(["a.html", "../x"])
+    with pytest.raises(ConfigError, match=r"^2 output paths would lie outside"):
+        refuse_escapes(["../x", "/etc/y"])

@@ -15,7 +15,7 @@ from mediashortcodes.errors import ConfigError
 from mediashortcodes.jinja import MediaShortcodesExtension
 from mediashortcodes.language import Location, Shortcode, parse
 from mediashortcodes.media.render import Renderer, RenderError, ResolvedImage, ResolvedVideo
-from mediashortcodes.media.srcset import candidate_crop, narrower
+from mediashortcodes.media.resolver import candidate_crop, narrower
 from mediashortcodes.records import Crop, File, FileType
 
 PLAYER = "https://player.example.com"

@@ -7,7 +7,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from mediashortcodes.client.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from mediashortcodes.client.base import RetryPolicy, is_retryable_status, parse_retry_after
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC).timestamp()
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from mediashortcodes.client.tokens import TokenManager
+from mediashortcodes.client.async_client import TokenManager
 from mediashortcodes.records import Token
 
 

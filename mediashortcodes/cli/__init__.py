@@ -6,9 +6,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (they register on `cli`)
     build,
     docs,
-    finish,
     init,
-    pick,
     report,
     sandbox,
     serve,

@@ -1,5 +1,5 @@
-"""CLI: build, check and cache (the builder is imported when a command runs, not for
-``--help``)."""
+"""CLI: build, check, cache, and finish (Zensical's media step); the builder is imported
+when a command runs, not for ``--help``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import click
 from .. import config as config_mod
 from ..client.service import embed_urls
 from ..config import Config
-from ..errors import ConfigError, MediaShortcodesError
+from ..errors import ConfigError, MediaShortcodesError, counted, display_path
 from .base import base_url_option, cli, jobs_option
 from .output import Outcome, format_option, progress_bar, quiet, reported, say, warn
 
@@ -158,7 +158,7 @@ def build(
 @format_option
 def check(site: str, offline: bool, jobs: int | None, output_format: str) -> None:
     """Verify every shortcode of SITE against the service, without writing anything."""
-    from ..site.builder import BuildOptions, SiteBuilder, counted
+    from ..site.builder import BuildOptions, SiteBuilder
 
     with reported("check", output_format) as outcome:
         config = load_site(site)
@@ -214,8 +214,6 @@ def cache_verify(site: str) -> None:
 
     A read-only cache ([cache] read_only, or the environment) is checked, not changed.
     """
-    from ..site.builder import counted
-
     media_cache = _site_cache(site)[1]
     remove = not media_cache.read_only
     report = media_cache.verify(remove=remove)
@@ -240,3 +238,34 @@ def cache_clear(site: str) -> None:
         )
     media_cache.clear()
     click.echo(f"cleared {media_cache.dir}")
+
+
+@cli.command("finish", short_help="Resolve the shortcodes of a site Zensical built.")
+@click.argument("project", required=False, default=".", type=click.Path(path_type=Path))
+@click.option("--offline", is_flag=True, help="Use only the cache; name every miss.")
+@click.option("--refresh", is_flag=True, help="Re-check every file's metadata with the service.")
+def finish(project: Path, offline: bool, refresh: bool) -> None:
+    """Finish the site built from PROJECT (the folder of mkdocs.yml or zensical.toml) with
+    the Python-Markdown extension: resolve every shortcode of every page at once, publish
+    the media under site_dir, write site_dir/media-usage.json. Run it after `zensical build`.
+    """
+    from ..mkdocs.project import find_project
+    from ..site.hosted import finish_site
+    from ..site.pipeline import PageEntry
+
+    found = find_project(project)
+    if found is None:
+        raise ConfigError(
+            f"{project}: no mkdocs.yml or zensical.toml here; pass the project's folder"
+        )
+    config = found.config()
+    pages = [PageEntry(p.output_file, p.url, display_path(p.source)) for p in found.pages()]
+    resolved = finish_site(
+        config, found.site_dir, pages, site_name=found.site_name, offline=offline, refresh=refresh
+    )
+    if resolved is None:
+        click.echo(f"{found.site_dir}: already finished; nothing to do")
+        return
+    for warning in resolved.warnings:
+        click.echo(warning, err=True)
+    click.echo(resolved.result.summary())

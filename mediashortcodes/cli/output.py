@@ -43,6 +43,7 @@ __all__ = [
     "error_line",
     "format_option",
     "is_interactive",
+    "json_text",
     "progress_bar",
     "quiet",
     "reported",
@@ -56,6 +57,12 @@ _COLOURS = {"error": "red", "warning": "yellow"}
 _STEERING_IN_JSON = re.compile(f"[{STEERING}]")  # json.dumps escapes C0 itself
 _TRACES = logging.Formatter()
 _state: dict[str, Any] = {"quiet": False, "bar": None}
+
+
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON, what would steer a terminal escaped."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return _STEERING_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def _stderr() -> TextIO:
@@ -303,8 +310,7 @@ class Outcome:
         }
         if self.report is not None:
             data["report"] = self.report
-        text = json.dumps(data, ensure_ascii=False, indent=2)
-        return _STEERING_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+        return json_text(data)
 
     def annotations(self) -> list[str]:
         """The GitHub Actions workflow commands of every problem, errors first."""

@@ -15,7 +15,7 @@ from click.core import ParameterSource
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
 from .base import cli, wait_until_interrupted
-from .listing import table
+from .service import table
 
 DEFAULT_PORT = 8765
 
@@ -205,7 +205,7 @@ def stats(ctx: click.Context, port: int | None, url: str | None, as_json: bool) 
 def usages_table(reports: list[dict[str, Any]]) -> str:
     if not reports:
         return "no usage reports yet"
-    rows = [("#", "action", "files", "page", "project", "date")]
+    rows: list[tuple[str, ...]] = []
     for number, report in enumerate(reports, 1):
         removed = str(report.get("removed", "false")).lower() == "true"
         rows.append(
@@ -218,12 +218,11 @@ def usages_table(reports: list[dict[str, Any]]) -> str:
                 str(report.get("date", "")),
             )
         )
-    return table(rows[0], rows[1:])
+    return table(("#", "action", "files", "page", "project", "date"), rows)
 
 
 def pages_table(pages: dict[str, list[int]]) -> str:
     if not pages:
         return "no page uses any file"
-    rows = [("page", "files")]
-    rows += [(page, ",".join(str(i) for i in ids)) for page, ids in pages.items()]
-    return table(rows[0], rows[1:])
+    rows = [(page, ",".join(str(i) for i in ids)) for page, ids in pages.items()]
+    return table(("page", "files"), rows)

@@ -1,12 +1,16 @@
-"""The service commands: folders, files, search, formats and download."""
+"""The service commands: folders, files, search, formats, download, and pick (a local page
+to browse the files in); and the tables and JSON they print, control characters escaped
+(names come from the service)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +21,10 @@ from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_CONFIG, InvalidResponseError, NotFoundError, shown
 from ..fileio import write_atomic
-from ..records import Crop
-from .base import CommandError, cli, site_argument
-from .listing import files_text, folders_text, formats_text, to_json
+from ..picker.i18n import DEFAULT_LOCALE, LOCALES
+from ..records import Crop, File, Folder, FolderNode, Format, folder_tree
+from .base import CommandError, cli, site_argument, wait_until_interrupted
+from .output import json_text
 
 if TYPE_CHECKING:  # the client (httpx) is imported when a command connects
     from ..client.sync_client import Client
@@ -200,8 +205,7 @@ def download(
         image = imageinfo.verify(data, info.filetype)
     except imageinfo.ImageError as exc:
         raise imageinfo.ImageError(f"file {file_id}: {exc}; nothing was written") from None
-    named = output.is_dir()  # the name is the service's (untrusted) format name: never a path
-    if named:
+    if output.is_dir():  # the name is the service's (untrusted) format name: never a path
         label = "crop" if crop else re.sub(r"[^A-Za-z0-9_-]+", "-", info.format)[:64].strip("-")
         output = output / f"{file_id}-{label or format_id}.{image.extension}"
         if os.path.lexists(output):  # a name the user did not give replaces nothing
@@ -217,3 +221,124 @@ def download(
         ) from None
     what = shown(info.format) or format_id  # the service's text
     click.echo(f"wrote {shown(str(output))} ({len(data)} bytes, format {what})")
+
+
+@cli.command("pick", short_help="Browse files in a local page and copy their shortcodes.")
+@click.argument("site", required=False, type=click.Path(path_type=Path), default=Path("."))
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1; 0 picks a free one.",
+)
+@click.option("--no-browser", is_flag=True, help="Only print the address; do not open a browser.")
+@click.option(
+    "--locale",
+    type=click.Choice(LOCALES),
+    default=DEFAULT_LOCALE,
+    show_default=True,
+    help="Language of the page.",
+)
+def pick(site: Path, port: int, no_browser: bool, locale: str) -> None:
+    """Browse the service's files in a local page and copy their shortcodes.
+
+    The page talks only to this process, which holds the credentials; stop it with Ctrl-C.
+    """
+    from ..client.service import open_service
+    from ..picker.launch import running_picker
+
+    config = config_module.load(site)
+    with (
+        open_service(config) as (served, credentials),
+        running_picker(served, credentials, port=port, locale=locale) as server,
+    ):
+        click.echo(f"Media picker running at {server.url}")
+        click.echo("Press Ctrl-C to stop.")
+        if not no_browser:
+            import webbrowser  # costs ~5 ms at start
+
+            webbrowser.open(server.url)
+        try:
+            wait_until_interrupted()
+        except KeyboardInterrupt:
+            click.echo("Stopped.")
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide 2, combining and format characters 0."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Left-aligned columns separated by two spaces; numbers right-aligned."""
+    cells = [[shown(str(c)) for c in headers]]
+    cells += ([shown(str(c)) for c in row] for row in rows)
+    sizes = [[display_width(cell) for cell in row] for row in cells]
+    widths = [max(row[i] for row in sizes) for i in range(len(headers))]
+    numeric = [
+        bool(rows) and all(isinstance(row[i], int) for row in rows) for i in range(len(headers))
+    ]
+    lines = []
+    for row, row_sizes in zip(cells, sizes, strict=True):
+        parts = []
+        for i, (cell, size) in enumerate(zip(row, row_sizes, strict=True)):
+            pad = " " * (widths[i] - size)
+            parts.append(pad + cell if numeric[i] else cell + pad)
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def folder_rows(nodes: Sequence[FolderNode], depth: int = 0) -> list[tuple[int, Folder]]:
+    """Folders in tree order with their depth."""
+    rows: list[tuple[int, Folder]] = []
+    for node in nodes:
+        rows.append((depth, node.folder))
+        rows.extend(folder_rows(node.children, depth + 1))
+    return rows
+
+
+def folders_text(folders: Sequence[Folder]) -> str:
+    if not folders:
+        return "no folders are visible to this integration"
+    rows = [
+        (f.id, "  " * depth + f.name + (" (archived)" if f.archived else ""))
+        for depth, f in folder_rows(folder_tree(folders))
+    ]
+    return table(("ID", "NAME"), rows)
+
+
+def files_text(files: Sequence[File]) -> str:
+    if not files:
+        return "no files"
+    rows = [
+        (
+            f.id,
+            "video" if f.is_video else (f.type.type or "image"),
+            f.name,
+            f.filename,
+            f.filesize,
+            f.gdpr_status,
+        )
+        for f in files
+    ]
+    return table(("ID", "KIND", "NAME", "FILENAME", "SIZE", "GDPR"), rows)
+
+
+def formats_text(formats: Sequence[Format]) -> str:
+    rows: list[tuple[object, ...]] = [(0, "original", "")]
+    for f in formats:
+        size = f"{f.width or '?'}x{f.height or '?'}" if f.width or f.height else ""
+        rows.append((f.id, f.name, size))
+    return table(("ID", "NAME", "SIZE"), rows)
+
+
+def to_json(records: Sequence[Folder | File | Format]) -> str:
+    """The records in the service's own camelCase shape, for scripts."""
+    data = [r.to_api() if isinstance(r, (Folder, File)) else asdict(r) for r in records]
+    return json_text(data)

@@ -1,14 +1,15 @@
 """The client of the service, asynchronous; :class:`~.sync_client.Client` wraps it.
 
-Creating it does no I/O: the first API call fetches the token (:mod:`.tokens`). Retries
-follow :mod:`.retry`. The token goes to the API host only: downloads use a second pool
-that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions of
-:mod:`mediashortcodes.errors` leave here, their texts redacted.
+Creating it does no I/O: the first API call fetches the token (:class:`TokenManager`).
+Retries follow :mod:`.base`. The token goes to the API host only: downloads use a second
+pool that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions
+of :mod:`mediashortcodes.errors` leave here, their texts redacted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
@@ -23,21 +24,24 @@ from .base import (
     LONG_WAIT,
     MAX_ANSWER_BYTES,
     Attempts,
+    Call,
     CutOff,
     Lanes,
     RequestStats,
+    RetryPolicy,
     check_base_url,
     client_settings,
     download_status_error,
     log,
+    parse_records,
+    parse_token,
+    read_json,
+    status_error,
     tls_context,
     too_large,
 )
 from .download_policy import DownloadPolicy, host_of
-from .endpoints import Call, parse_records, parse_token, read_json, status_error
 from .redact import install_log_redaction, redact, redact_url, redact_urls_in
-from .retry import RetryPolicy
-from .tokens import TokenManager
 
 __all__ = ["AsyncClient", "client_from_config"]
 
@@ -49,7 +53,7 @@ LANES = 100
 T = TypeVar("T")
 
 
-class AsyncClient:
+class AsyncClient(contextlib.AbstractAsyncContextManager["AsyncClient"]):
     """The asynchronous client; one connection pool for the API, one for downloads."""
 
     def __init__(
@@ -114,9 +118,6 @@ class AsyncClient:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={redact_url(self.base_url)!r}>"
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
@@ -339,6 +340,62 @@ class AsyncClient:
 
     def _unexpected(self, what: str, exc: Exception) -> ServiceError:
         return ServiceError(f"{what} failed: {self._scrub(f'{type(exc).__name__}: {exc}')}")
+
+
+class TokenManager:
+    """The access token (in memory only): fetched on first use, reused until shortly before
+    it expires; one fetch at a time, its result (or its failure: each asking again in turn
+    would multiply the wait on an unreachable service) shared by the requests that waited."""
+
+    def __init__(
+        self, fetch: Callable[[], Awaitable[Token]], clock: Callable[[], float], margin: float
+    ) -> None:
+        self._fetch = fetch
+        self._clock = clock
+        self._margin = margin
+        self._token: str | None = None
+        self._renew_at = 0.0
+        self._fetches = 0
+        self._failure: Exception | None = None
+        self._lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"<TokenManager {'empty' if self._token is None else 'holding a token'}>"
+
+    def _current(self) -> str | None:
+        if self._token is not None and self._clock() < self._renew_at:
+            return self._token
+        return None
+
+    async def get(self) -> str:
+        return self._current() or await self._renew(None)
+
+    async def after_rejection(self, rejected: str) -> str:
+        """A fresh token after the service answered 401 to ``rejected``."""
+        if self._token == rejected:
+            self._token = None
+        return await self._renew(rejected)
+
+    async def _renew(self, rejected: str | None) -> str:
+        seen = self._fetches
+        async with self._lock:
+            token = self._current()
+            if token is not None and token != rejected:
+                return token
+            if self._fetches != seen and self._failure is not None:
+                raise self._failure  # the fetch this request waited for failed
+            started = self._clock()
+            try:
+                fetched = await self._fetch()
+            except Exception as exc:
+                self._fetches, self._failure = self._fetches + 1, exc
+                raise
+            self._fetches, self._failure = self._fetches + 1, None
+            # A short-lived token is renewed halfway through its life rather than never used.
+            margin = min(self._margin, fetched.expires_in / 2)
+            self._token = fetched.access_token
+            self._renew_at = started + fetched.expires_in - margin
+            return self._token
 
 
 async def read_capped(

@@ -1,5 +1,7 @@
-"""The client's parts besides its requests: statistics, TLS and proxy settings, the retry
-bookkeeping, and the errors (redacted) that replace httpx's, whose texts carry URLs."""
+"""The client's parts besides sending: a request as data (:class:`Call`; AsyncClient's
+methods name the seven endpoints), how to read its answer and which error a failed one is,
+statistics, TLS and proxy settings, when to retry (pure) and the bookkeeping of retries,
+and the errors (redacted) that replace httpx's, whose texts carry URLs."""
 
 from __future__ import annotations
 
@@ -7,19 +9,23 @@ import asyncio
 import functools
 import logging
 import os
+import random
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from ..config import ENV_BASE_URL, Config
+from ..config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_REFRESH_TOKEN, Config
 from ..errors import (
+    AuthenticationError,
     ConfigError,
     InvalidResponseError,
     NotFoundError,
@@ -28,11 +34,121 @@ from ..errors import (
     ServiceError,
     ServiceUnreachableError,
 )
-from .endpoints import Call, read_json
-from .redact import redact_url
-from .retry import RetryPolicy, is_retryable_status, parse_retry_after
+from ..records import Token
+from .redact import redact, redact_url, redact_urls_in
 
 log = logging.getLogger("mediashortcodes.api")
+
+CREDENTIAL_VARIABLES = f"{ENV_CLIENT_ID}, {ENV_CLIENT_SECRET} and {ENV_REFRESH_TOKEN}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request to the API. ``endpoint`` names its counter in ``RequestStats``."""
+
+    endpoint: str
+    method: str
+    path: str
+    params: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # may hold secrets
+    body: Any = None
+    subject: str = ""  # "file 12" / "folder 3": what a 404 is about
+
+    @property
+    def what(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+def read_json(call: Call, response: httpx.Response) -> Any:
+    ctype = response.headers.get("content-type", "")
+    if "json" not in ctype.lower():
+        raise InvalidResponseError(
+            f"{call.what} answered with content type {ctype or 'none'!r} instead of JSON; "
+            "check that [service] base_url points at the API",
+            status=response.status_code,
+        )
+    try:
+        return response.json()
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python can read
+        raise InvalidResponseError(
+            f"{call.what} answered with invalid JSON; try again, and tell the service "
+            "operator if it persists",
+            status=response.status_code,
+        ) from None
+
+
+def parse_records(data: Any, what: str, make: Callable[[Any], Any]) -> list[Any]:
+    """The records of a JSON array, each made by ``make``."""
+    if not isinstance(data, list):
+        raise InvalidResponseError(f"expected a JSON array of {what}, got {type(data).__name__}")
+    try:
+        return [make(item) for item in data]
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # 1e400 is a float
+        raise InvalidResponseError(f"unreadable {what} in the answer: {exc}") from None
+
+
+def parse_token(data: Any) -> Token:
+    try:
+        token = Token.from_api(data)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        raise InvalidResponseError("the token response has no usable expires_in") from None
+    if token.expires_in <= 0:
+        raise InvalidResponseError("the token response has a non-positive expires_in")
+    return token
+
+
+def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
+    try:
+        text = response.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):
+        return ""
+    # Masked before it is cut: a cut secret is no longer the secret the mask looks for (an
+    # echoed token request once showed 41 of a refresh token's 65 characters).
+    text = redact(redact_urls_in(" ".join(text.split())), secrets)
+    return text[:200]
+
+
+def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
+    """The error for a final, unsuccessful answer to ``call``."""
+    status = response.status_code
+    if call.endpoint == "token" and status in (400, 401, 403):
+        return AuthenticationError(
+            f"the service refused the credentials (HTTP {status}); check "
+            f"{CREDENTIAL_VARIABLES}, or ask the service operator for new ones",
+            status=status,
+        )
+    if status == 401:
+        return AuthenticationError(
+            f"the service refused the access token for {call.what} even after fetching a "
+            f"fresh one (HTTP 401); check that {CREDENTIAL_VARIABLES} belong to this service "
+            f"and that {ENV_BASE_URL} or [service] base_url points at it",
+            status=status,
+        )
+    if status in (403, 404) and call.subject:
+        return NotFoundError(
+            f"{call.subject} does not exist or is not visible to this integration; "
+            "check the id or ask the service operator for access",
+            status=status,
+        )
+    if status == 403:
+        return AuthenticationError(
+            f"the service refused {call.what} (HTTP 403): this integration lacks access; "
+            "ask the service operator",
+            status=status,
+        )
+    if status == 404:
+        return NotFoundError(
+            f"{call.what} was not found (HTTP 404); check that [service] base_url or "
+            f"{ENV_BASE_URL} is the API root (paths are <base_url>/1/...)",
+            status=status,
+        )
+    detail = _snippet(response, secrets)
+    return ServiceError(
+        f"the service answered HTTP {status} to {call.what}"
+        + (f": {detail}" if detail else "")
+        + "; check the request's values, and tell the service operator if they look right",
+        status=status,
+    )
+
 
 # An API answer is JSON metadata: past this many bytes (decoded: a small gzip can unpack to
 # gigabytes) it is refused rather than held in memory.
@@ -132,6 +248,66 @@ def untrusted_certificate(exc: BaseException) -> bool:
     return any(isinstance(e, ssl.SSLCertVerificationError) for e in _causes(exc)) or (
         "CERTIFICATE_VERIFY_FAILED" in str(exc)
     )
+
+
+# Not Implemented, HTTP Version Not Supported, Variant Also Negotiates, Loop Detected, Not
+# Extended, Network Authentication Required (a proxy's login page): the same answer again.
+PERMANENT_5XX = frozenset({501, 505, 506, 508, 510, 511})
+
+
+def is_retryable_status(status: int) -> bool:
+    return status == 429 or (500 <= status <= 599 and status not in PERMANENT_5XX)
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date).
+
+    ``now`` is the wall-clock time (epoch seconds); unreadable values give ``None``.
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, UTC).timestamp())
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """When to try again: 429, the transient 5xx, connection errors and timeouts, with
+    jittered exponential backoff or after ``Retry-After``, bounded by a number of retries
+    and a time budget no wait outlasts. ``jitter`` is injectable (deterministic tests)."""
+
+    max_retries: int = 5
+    total_seconds: float = 60.0
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    jitter: Callable[[float, float], float] = field(default=random.uniform, repr=False)
+
+    def backoff(self, retry: int) -> float:
+        """The jittered wait before retry number ``retry`` (1 for the first retry)."""
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
+        return self.jitter(ceiling / 2, ceiling)
+
+    def next_wait(self, retry: int, elapsed: float, retry_after: float | None) -> float | None:
+        """Seconds to wait before retry number ``retry``, or ``None`` when it is time to stop.
+
+        A ``Retry-After`` from the service replaces the computed backoff; either is capped
+        at what remains of the total budget.
+        """
+        remaining = self.total_seconds - elapsed
+        if retry > self.max_retries or remaining <= 0:
+            return None
+        wait = retry_after if retry_after is not None else self.backoff(retry)
+        return min(wait, remaining)
 
 
 class CutOff(Exception):

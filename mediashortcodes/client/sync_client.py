@@ -5,6 +5,7 @@ from any thread, also one whose event loop already runs (Wagtail under ASGI)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 from collections.abc import Callable, Coroutine
@@ -35,7 +36,7 @@ def _blocking(
     return blocking
 
 
-class Client:
+class Client(contextlib.AbstractContextManager["Client"]):
     """:class:`AsyncClient`'s methods, blocking; thread-safe. Takes AsyncClient's options;
     ``sleep`` here is a plain function (by default the wait does not hold up other calls)."""
 
@@ -59,9 +60,6 @@ class Client:
 
     def __repr__(self) -> str:
         return f"<Client base_url={redact_url(self.base_url)!r}>"
-
-    def __enter__(self) -> Client:
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()

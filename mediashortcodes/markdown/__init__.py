@@ -8,8 +8,8 @@
     env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
     env["mediashortcodes"]["warnings"]
 
-The rules are in :mod:`.plugin`, where shortcodes sit in the document's structure in
-:mod:`.blocks`, and source positions in :mod:`.positions`.
+The rules are in :mod:`.plugin`; where shortcodes sit in the document's structure and
+in the file, in :mod:`.blocks`.
 """
 
 from __future__ import annotations

@@ -40,13 +40,14 @@ from .blocks import (
     ENV_KEY,
     FOUND,
     TOKEN,
+    Locator,
+    SourceLines,
     block_kind,
     check_destination,
     check_references,
     mark_blocks,
     place_blocks,
 )
-from .positions import Locator, SourceLines
 
 Rule = Callable[..., str]  # a render rule: (self, tokens, idx, options, env) -> HTML
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import NotFoundError, RateLimitedError, ServerError, ServiceUnreachableError
+from ..errors import NotFoundError, RateLimitedError, ServerError, ServiceUnreachableError, counted
 from ..records import File, Format
 from .cache import MediaCache
 
@@ -59,8 +59,8 @@ class Catalog:
         if not need or self.offline:
             return found
         log.info(
-            "metadata of %d file(s) %s: asking the service",
-            len(need),
+            "metadata of %s %s: asking the service",
+            counted(len(need), "file"),
             "to refresh (--refresh)" if self.refresh else "not cached or older than metadata_ttl",
         )
         try:
@@ -70,7 +70,7 @@ class Catalog:
                 raise
             self.warn(
                 f"the service is unavailable ({exc}); using cached metadata for "
-                f"{len(fallback)} file(s)"
+                f"{counted(len(fallback), 'file')}"
             )
             found.update(fallback)
         return found

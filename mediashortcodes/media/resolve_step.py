@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..client.runner import run_returning
 from ..config import Config
@@ -58,30 +58,14 @@ class LazyConnection(contextlib.AbstractAsyncContextManager["LazyConnection"]):
 
 
 def resolve_site(
-    config: Config,
-    cache: MediaCache,
-    shortcodes: Iterable[Shortcode],
-    *,
-    jobs: int,
-    refresh: bool = False,
-    offline: bool = False,
-    verify_only: bool = False,
-    progress: Callable[[int], None] | None = None,
+    config: Config, cache: MediaCache, shortcodes: Iterable[Shortcode], **options: Any
 ) -> tuple[Resolution, int, list[str]]:
-    """Every place resolved, the requests sent, and the service's warnings (the cache's
-    stay with it). A head start taken on the cache is waited for first."""
+    """Every place resolved (``options``: :class:`Resolver`'s), the requests sent, and the
+    service's warnings (the cache's stay with it). A head start taken on the cache is
+    waited for first."""
     cache.join_head_start()
     connection = LazyConnection(config)
-    resolver = Resolver(
-        config,
-        cache,
-        connection,
-        jobs=jobs,
-        refresh=refresh,
-        offline=offline,
-        verify_only=verify_only,
-        progress=progress,
-    )
+    resolver = Resolver(config, cache, connection, **options)
 
     async def run() -> Resolution:
         finished = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -22,7 +23,6 @@ from .assets import Assets, poster_name, published_name
 from .cache import MediaCache, Stored
 from .catalog import Catalog
 from .render import ResolvedImage, ResolvedVideo
-from .srcset import candidate_crop, narrower
 
 if TYPE_CHECKING:
     from ..client.async_client import AsyncClient
@@ -150,8 +150,7 @@ def published_files(resolution: Resolution) -> dict[str, Stored]:
 
 def names_a_format(spec: str) -> bool:
     """True when a FORMAT token is a format's name, which needs the service's format list."""
-    text = spec.strip()
-    return text.lower() != "original" and not text.lstrip("-").isdigit()
+    return isinstance(format_id_for(spec, []), str)
 
 
 def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
@@ -166,6 +165,22 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
             return fmt.id
     names = ", ".join(sorted(f.name for f in formats)) or "none"
     return f"unknown format {spec!r}; the service's formats are: original, {names}"
+
+
+def narrower(widths: tuple[int, ...], base_width: int) -> tuple[int, ...]:
+    """The requested srcset widths below the base variant's width, ascending."""
+    return tuple(w for w in sorted(set(widths)) if w < base_width)
+
+
+def candidate_crop(crop: Crop | None, base_width: int, base_height: int, width: int) -> Crop:
+    """The format -1 parameters of a srcset candidate: the base variant's picture (the whole
+    original, or the shortcode's crop) ``width`` pixels wide, never upscaled; the height
+    rounds up, so the service, fitting inside w x h, binds on the width."""
+    height = max(1, math.ceil(width * base_height / base_width))
+    if crop is None:  # the whole original, in its own pixels
+        w, h = base_width, base_height
+        crop = Crop(w=w, h=h, x1=0, x2=w, y1=0, y2=h, sw=w, sh=h)
+    return replace(crop, w=width, h=height)
 
 
 class _Places:
@@ -187,6 +202,7 @@ class _Places:
         self.result = Resolution(codes)
         self.results: list[Outcome | None] = [None] * len(codes)
         self.pending: list[_Need] = []
+        self.done = 0  # places resolved so far (progress)
 
 
 @dataclass(frozen=True)
@@ -272,12 +288,12 @@ class Resolver:
         refresh: bool = False,
         offline: bool = False,
         verify_only: bool = False,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int, int], object] | None = None,
     ) -> None:
         self.config = config
         self.jobs = max(1, jobs)
         self.verify_only = verify_only
-        self.progress = progress or (lambda n: None)
+        self.progress = progress or (lambda done, total: None)
         self.warn_messages: list[str] = []
         self.catalog = Catalog(
             cache,
@@ -300,9 +316,9 @@ class Resolver:
         if formats or (formats is not None and not self.catalog.offline):
             self._check_default_format(formats)
         self._decide(places, files, formats)
-        settled = sum(o is not None and not isinstance(o, Failure) for o in places.results)
-        if settled:
-            self.progress(settled)
+        places.done = sum(o is not None and not isinstance(o, Failure) for o in places.results)
+        if places.done:
+            self.progress(places.done, len(places.codes))
         variants = _Variants(self.assets, self.jobs)
         plans: Plans = {}
         if not self.verify_only:
@@ -375,10 +391,12 @@ class Resolver:
                     planned = plans[at].result() if at in plans else []
                     image = images[at] = self._image(first, need, planned, stored_of)
                 if isinstance(image, ImageOutcome) and need.widths:
-                    image = replace(image, sizes=self._sizes(first))
+                    sizes = first.option("sizes") or self.config.images.sizes or "100vw"
+                    image = replace(image, sizes=sizes)
                 outcome = image
                 if not isinstance(outcome, Failure):
-                    self.progress(len(need.group))
+                    places.done += len(need.group)
+                    self.progress(places.done, len(codes))
             for i in need.group:
                 results[i] = outcome
         result.results = [Failure("not resolved") if o is None else o for o in results]
@@ -459,9 +477,6 @@ class Resolver:
         if isinstance(exc, MediaShortcodesError):
             return Failure(f"file {file.id}{what}: {exc}", exc)
         raise exc
-
-    def _sizes(self, sc: Shortcode) -> str:
-        return sc.option("sizes") or self.config.images.sizes or "100vw"
 
     def _widths(self, sc: Shortcode) -> tuple[int, ...]:
         """The srcset widths asked for: the shortcode's ``widths=``, else ``[images] widths``."""

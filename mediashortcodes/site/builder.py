@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client.service import require_sandbox_extra
 from ..config import Config
-from ..errors import ContentError, MediaShortcodesError, Problem
+from ..errors import ContentError, MediaShortcodesError, Problem, counted
 from ..fileio import Confined, write_atomic
 from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest
@@ -22,7 +22,7 @@ from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
 from .markers import with_markers_replaced
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
-from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, counted, media_url_prefix
+from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, media_url_prefix
 from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
 from .template_problems import pages_named
 from .workers import Workers, start_workers, workers_for
@@ -30,7 +30,7 @@ from .workers import Workers, start_workers, workers_for
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
 
-__all__ = ["BuildOptions", "BuildResult", "SiteBuilder", "build_site", "counted"]
+__all__ = ["BuildOptions", "BuildResult", "SiteBuilder", "build_site"]
 
 
 class SiteBuilder:
@@ -59,10 +59,10 @@ class SiteBuilder:
             return self._build(warnings, progress)
         except MediaShortcodesError as exc:  # warnings listed after the errors
             exc.warnings = exc.warnings or (*warnings, *self.pipeline.warnings)
-            if self.result is not None:
-                self.result.seconds = time.perf_counter() - started
             raise
         finally:
+            if self.result is not None:  # also of a build a problem stopped
+                self.result.seconds = time.perf_counter() - started
             if self._workers is not None:
                 self._workers.close()
                 self._workers = None
@@ -71,7 +71,6 @@ class SiteBuilder:
     def _build(
         self, warnings: list[Problem], progress: Callable[[int, int], Any] | None
     ) -> BuildResult:
-        started = time.perf_counter()
         options = self.options
         if not options.check_only:
             check_output_dir(self.output, self.config)  # before any work: fail fast
@@ -107,7 +106,6 @@ class SiteBuilder:
                     lambda staging: self._write(staging, rendered, resolved, result, resources),
                 )
                 result.output = self.output
-        result.seconds = time.perf_counter() - started
         return result
 
     def _read_pages(

@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..config import Config
-from ..errors import ConfigError, MediaShortcodesError
+from ..errors import ConfigError, MediaShortcodesError, counted
 from ..fileio import (
     claim,
     claimed_by_a_running_process,
     escapes,
-    exclusive,
+    file_lock,
     folder_lock_path,
     remove_tree,
 )
@@ -64,8 +64,8 @@ def refuse_escapes(outputs: Iterable[str]) -> None:
     found = sorted(output for output in outputs if escapes(output))
     if found:
         raise ConfigError(
-            f"{len(found)} output path(s) would lie outside the output folder; nothing was "
-            "written: " + ", ".join(found[:20])
+            f"{counted(len(found), 'output path')} would lie outside the output folder; "
+            "nothing was written: " + ", ".join(found[:20])
         )
 
 
@@ -106,7 +106,7 @@ def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
     """Replace ``output`` by ``staging`` in two renames (for a moment there is no output; if
     the second fails the old one is put back), then remove the old one. Builds into one
     output take turns (a lock on its parent folder, kept in the temporary folder)."""
-    with exclusive(folder_lock_path(output.parent)):
+    with file_lock(folder_lock_path(output.parent)):
         if output.exists() and not output.is_dir():
             raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")
         old = output.parent / f".{output.name}.old-{os.getpid()}"

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import yaml
 
-from ..errors import ConfigError, Problem, counted, place
+from ..errors import ConfigError, Problem, counted, display_path, place
 from .files import SourceFiles, folders_of, skipped_warning, source_files
 
 DEFAULT_TEMPLATE = "page.html"
@@ -75,21 +75,10 @@ class PageSource:
         return self.url_path.strip("/") + "/index.html" if self.url_path != "/" else "index.html"
 
 
-def display_path(path: Path) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
-
 def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
     """:func:`display_path` of ``folder / name``, the folder's relpath worked out once."""
-    try:
-        relative = os.path.relpath(folder)
-    except ValueError:  # another drive on Windows
-        relative = ".."
-    if relative.startswith(".."):
+    relative = display_path(folder)
+    if os.path.isabs(relative) or relative.startswith(".."):  # outside the working directory
         return lambda _name, path: display_path(path)
 
     def shown(name: str, path: Path) -> str:
@@ -302,11 +291,9 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
     return found
 
 
-def load_pages(
-    content_dir: Path, names: list[str], problems: list[Problem] | None = None
-) -> list[PageSource]:
+def load_pages(content_dir: Path, names: list[str], problems: list[Problem]) -> list[PageSource]:
     """The pages ``names`` (posix paths under it); one that cannot be read goes into
-    ``problems`` (without it, raises ``PageError``)."""
+    ``problems``."""
     pages = []
     shown = _display_paths_under(content_dir)
     for name in names:
@@ -322,8 +309,6 @@ def load_pages(
                 )
             pages.append(load_page(path, content_dir, shown(name, path)))
         except PageError as exc:
-            if problems is None:
-                raise
             problems.append(exc.problem)
     return pages
 

@@ -203,14 +203,6 @@ class Pipeline:
         first_video = next((sc for sc in shortcodes if sc.name == VIDEO), None)
         if first_video is not None:
             require_embed_urls(self.config, str(first_video.location))
-        done = 0
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(done, len(shortcodes))
-
         try:
             # `check` uses no variant, an update some pages' only: either would shrink it.
             if snapshot and not options.check_only:
@@ -223,7 +215,7 @@ class Pipeline:
                 refresh=options.refresh,
                 offline=offline,
                 verify_only=options.check_only,
-                progress=tick,
+                progress=progress,
             )
             self.warnings += [Problem("", 0, 0, m, SERVICE) for m in warnings]
             self.cache.save_snapshot()

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
-from mediashortcodes.cli import pick as cli_pick
+from mediashortcodes.cli import service as cli_service
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_pick_serves_the_site_service_and_stops_on_ctrl_c(
     seen: dict = {}
     monkeypatch.setattr("webbrowser.open", opened.append)
     monkeypatch.setattr(
-        cli_pick, "wait_until_interrupted", lambda: visit_then_interrupt(opened, seen)
+        cli_service, "wait_until_interrupted", lambda: visit_then_interrupt(opened, seen)
     )
     result = CliRunner().invoke(cli, ["pick", str(sandbox_site), "--locale", "sv_SE"])
     assert result.exit_code == 0, result.output
@@ -54,7 +54,7 @@ def test_no_browser_only_prints_the_address(
     def interrupt() -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_pick, "wait_until_interrupted", interrupt)
+    monkeypatch.setattr(cli_service, "wait_until_interrupted", interrupt)
     result = CliRunner().invoke(cli, ["pick", str(sandbox_site), "--no-browser"])
     assert result.exit_code == 0, result.output
     assert opened == []
