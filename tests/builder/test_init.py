@@ -43,7 +43,7 @@ def test_without_the_serve_extra_init_and_serve_say_what_to_install(
     assert made.exit_code == 0, made.output
     assert f"Next: mediashortcodes serve {site}" not in made.output
     assert f"mediashortcodes build {site}" in made.output
-    served = CliRunner().invoke(cli, ["serve", str(site)])
+    served = CliRunner().invoke(cli, ["serve", str(site), "--port", "0"])  # 8000 may be taken
     assert served.exit_code == 2
     for said in (made.output, served.output):  # from the package index and from a checkout
         assert "pip install 'mediashortcodes[serve]'" in said
