@@ -58,19 +58,6 @@ def test_extra_hosts_and_http_can_be_allowed():
     policy.check("http://files.partner.net/a.jpg")
 
 
-def test_each_policy_decides_a_host_by_its_own_settings_however_often_asked():
-    """The verdict per scheme and host is remembered: a second link on the host gets the
-    first's, and a policy with other settings its own."""
-    strict = DownloadPolicy(base_url="https://api.example.com")
-    lenient = DownloadPolicy(base_url="https://api.example.com", allow_http=True)
-    for _ in range(2):
-        lenient.check("http://api.example.com/dn/1")
-        with pytest.raises(DownloadRejectedError, match="allow_http_downloads"):
-            strict.check("http://api.example.com/dn/2")
-        with pytest.raises(DownloadRejectedError, match="allowed_download_hosts"):
-            lenient.check("http://files.partner.net/a.jpg")
-
-
 def test_plain_http_is_accepted_when_the_api_is_plain_http_on_loopback():
     sandbox = DownloadPolicy(base_url="http://127.0.0.1:8001", download_url="http://127.0.0.1:8002")
     sandbox.check("http://127.0.0.1:8002/dn/t/file")

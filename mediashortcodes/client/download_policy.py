@@ -75,20 +75,14 @@ class DownloadPolicy:
     def check(self, url: str) -> None:
         """Raise :class:`DownloadRejectedError` naming the setting that would allow ``url``."""
         try:
-            scheme = urlsplit(url).scheme.lower()
+            parts = urlsplit(url)
         except ValueError:
             raise DownloadRejectedError(
                 "the service sent a download link that is not a valid URL"
             ) from None
-        refusal = self._refusal(scheme, host_of(url))
-        if refusal:
-            raise DownloadRejectedError(refusal)
-
-    @functools.lru_cache(maxsize=64)  # noqa: B019  (a client's few hosts, asked per download)
-    def _refusal(self, scheme: str, host: str) -> str:
-        """Why a link of ``scheme`` on ``host`` is refused; "" when it is allowed."""
+        scheme, host = parts.scheme.lower(), host_of(url)
         if scheme not in ("https", "http") or not host:
-            return (
+            raise DownloadRejectedError(
                 f"the service sent a download link with scheme {scheme or 'none'!r} and no "
                 "usable host; only https links (http with allow_http_downloads) are fetched"
             )
@@ -96,14 +90,13 @@ class DownloadPolicy:
             host_of(self.base_url)
         )
         if scheme == "http" and not (self.allow_http or loopback_api):
-            return (
+            raise DownloadRejectedError(
                 f"the service sent a plain-http download link on host {host}; set "
                 "[service] allow_http_downloads = true in mediashortcodes.toml to accept it"
             )
         if not self.host_allowed(host):
-            return (
+            raise DownloadRejectedError(
                 f"the service sent a download link on host {host}, which is neither the API "
                 "host, the download host nor under the API host's registrable domain; add it to "
                 "[service] allowed_download_hosts in mediashortcodes.toml to accept it"
             )
-        return ""
