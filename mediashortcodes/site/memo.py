@@ -20,7 +20,7 @@ import json
 import os
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -197,40 +197,26 @@ def _encoded(found: Memoized) -> dict[str, Any]:
     return {
         "texts": found.texts,
         "gaps": found.gaps,
-        "shortcodes": [
-            [s.name, s.file_id, s.format, s.options, *_fields(s.location), s.source]
-            for s in found.shortcodes
-        ],
-        "warnings": [[*_fields(w), w.code] for w in found.warnings],
-        "undefined": [
-            [*_fields(u.problem), u.problem.code, u.page, u.after] for u in found.undefined
-        ],
+        "shortcodes": [astuple(shortcode) for shortcode in found.shortcodes],
+        "warnings": [astuple(warning) for warning in found.warnings],
+        "undefined": [[*astuple(u.problem), u.page, u.after] for u in found.undefined],
     }
 
 
-def _fields(found: Location | Problem) -> list[Any]:
-    return [
-        found.path,
-        found.line,
-        found.col,
-        *([found.message] if isinstance(found, Problem) else []),
-    ]
-
-
 def _decoded(data: dict[str, Any]) -> Memoized:
-    shortcodes = [
-        Shortcode(n, i, f, tuple((str(k), str(v)) for k, v in o), Location(p, ln, c), s)
-        for n, i, f, o, p, ln, c, s in data["shortcodes"]
-    ]
+    """An entry's page; a ValueError (or TypeError, KeyError) when it is not one."""
     found = Memoized(
-        [str(text) for text in data["texts"]],
-        [int(gap) for gap in data["gaps"]],
-        shortcodes,
-        [Problem(*w) for w in data["warnings"]],
-        [OnPage(Problem(*u[:5]), u[5], u[6]) for u in data["undefined"]],
+        data["texts"],
+        data["gaps"],
+        [
+            Shortcode(name, file_id, fmt, tuple(map(tuple, options)), Location(*where), source)
+            for name, file_id, fmt, options, where, source in data["shortcodes"]
+        ],
+        [Problem(*warning) for warning in data["warnings"]],
+        [OnPage(Problem(*u[:5]), *u[5:]) for u in data["undefined"]],
     )
-    if len(found.texts) != len(found.gaps) + 1 or not all(
-        0 <= gap < len(shortcodes) for gap in found.gaps
+    if len(found.texts) != len(found.gaps) + 1 or max(found.gaps, default=0) >= len(
+        found.shortcodes
     ):
         raise ValueError("not a page's entry")
     return found
