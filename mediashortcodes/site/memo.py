@@ -5,7 +5,7 @@ shortcodes they stand for (in the order first met) and its warnings. Media are n
 every build resolves every place again from the cache, so a changed alt text or image
 changes a memoized page as it changes a rendered one. The key is a SHA-256 of every input
 of the rendering: the page's source and path, every template, the configuration, the
-versions of the package and of the libraries that shape the output, and the site-wide data
+package's files and the versions of the libraries that render pages, and the site-wide data
 layouts see. Entries are signed (HMAC-SHA256) with ``MEDIASHORTCODES_CACHE_KEY`` or this
 user's own key, outside the cache: an entry another key signed, or a damaged one, is
 refused (counted) and its page rendered. JSON only; never an entry of a page with problems.
@@ -21,9 +21,12 @@ import os
 import secrets
 import time
 from dataclasses import astuple, dataclass, replace
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+import jinja2
+import markdown_it
+import yaml
 
 from ..config import Config, ServiceConfig
 from ..errors import Problem
@@ -41,7 +44,6 @@ _STAMP = "pruned"  # its time: when the memo was last pruned (at most once a day
 _MAX_ENTRY_BYTES = 64 * 1024 * 1024
 _HEAD = b'{"v":1,"sig":"'  # an entry: _HEAD, 64 hex digits, _MIDDLE, the page's JSON, "}"
 _MIDDLE = b'","page":'
-_LIBRARIES = ("mediashortcodes", "jinja2", "markdown-it-py", "markupsafe", "pyyaml", "pillow")
 
 
 @dataclass
@@ -88,19 +90,21 @@ def signing_key() -> bytes | None:
     return key if len(key) >= 32 else None
 
 
-def _versions() -> str:
-    found = []
-    for name in _LIBRARIES:
-        try:
-            found.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name} -")
-    return "; ".join(found)
+def _versions() -> bytes:
+    """The versions of the libraries that render a page (Pillow shapes only media, which
+    no entry holds), and each file of this package by size and time (a new version, or an
+    edited checkout): not importlib.metadata, which scans every installed package."""
+    found = [jinja2.__version__, markdown_it.__version__, yaml.__version__]
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*.py")):
+        status = path.stat()
+        found.append(f"{path.relative_to(package)} {status.st_size} {status.st_mtime_ns}")
+    return "\n".join(found).encode()
 
 
 def _inputs(config: Config) -> bytes:
     """What every page's key covers but its source and the site-wide data."""
-    digest = hashlib.sha256(_versions().encode())
+    digest = hashlib.sha256(_versions())
     # The service's URLs shape no page before resolving (a sandbox's port changes each run).
     digest.update(repr(replace(config, service=ServiceConfig(config.service.identity))).encode())
     templates = config.path(config.site.templates)
