@@ -92,6 +92,7 @@ class ImagesConfig:
 class BuildConfig:
     on_missing: str = "fail"  # fail | placeholder
     jobs: int = 16
+    memo: bool = True  # reuse a page's HTML from an earlier build when no input changed
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,11 @@ def _run(builder: SiteBuilder, outcome: Outcome, label: str = "resolving media")
     metavar="N",
     help="Processes that render and write pages (default: one per CPU, for 50 pages or more).",
 )
+@click.option(
+    "--no-memo",
+    is_flag=True,
+    help="Render every page; use no page of an earlier build (also [build] memo = false).",
+)
 @base_url_option
 @click.option(
     "--cache-write",
@@ -101,6 +106,7 @@ def build(
     jobs: int | None,
     cache_read_only: bool,
     workers: int | None,
+    no_memo: bool,
     base_url: str | None,
     cache_write: bool,
     output_format: str,
@@ -135,6 +141,7 @@ def build(
             cache_read_only=cache_read_only,
             cache_write=cache_write,
             workers=workers,
+            memo=not no_memo,
             keep_going=keep_going or config.build.on_missing == "placeholder",
         )
         result = _run(SiteBuilder(config, options, cache=cache), outcome)
@@ -229,15 +236,18 @@ def cache_verify(site: str) -> None:
 @cache.command("clear")
 @SITE
 def cache_clear(site: str) -> None:
-    """Remove everything this site's service has in the cache."""
-    media_cache = _site_cache(site)[1]
+    """Remove everything this site's service has in the cache, and the page memo."""
+    config, media_cache = _site_cache(site)
     if media_cache.read_only:
         raise ConfigError(
             f"the cache {media_cache.dir} is read-only here ([cache] read_only or "
             f"{config_mod.ENV_CACHE_READ_ONLY}); nothing was removed"
         )
     media_cache.clear()
-    click.echo(f"cleared {media_cache.dir}")
+    from ..site.memo import drop_memo, memo_folder
+
+    drop_memo(config)
+    click.echo(f"cleared {media_cache.dir} and {memo_folder(config)}")
 
 
 @cli.command("finish", short_help="Resolve the shortcodes of a site Zensical built.")

@@ -21,8 +21,9 @@ from ..usage.manifest import MANIFEST_NAME, Manifest
 from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
 from .markers import with_markers_replaced
+from .memo import PageMemo, drop_memo, open_memo
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
-from .pipeline import BuildOptions, BuildResult, Pipeline, Resolved, media_url_prefix
+from .pipeline import CACHE, BuildOptions, BuildResult, Pipeline, Resolved, media_url_prefix
 from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
 from .template_problems import pages_named
 from .workers import Workers, start_workers, workers_for
@@ -48,9 +49,23 @@ class SiteBuilder:
         self.prefix = media_url_prefix(config.site.base_url, config.site.media_dir)
         self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
+        self.renderer.memo = self._memo()
         # What is counted so far: a stopped build's --format json summary shows it.
         self.result: BuildResult | None = None
         self._workers: Workers | None = None  # --workers: the processes rendering with this one
+
+    def _memo(self) -> PageMemo | None:
+        """The page memo of this build: none for ``check``, ``--no-memo``, ``[build] memo =
+        false``; ``--refresh`` drops it first (a read-only cache's is then left out)."""
+        options, config = self.options, self.config
+        if options.check_only or not (options.memo and config.build.memo):
+            return None
+        read_only = options.cache_read_only or config.cache.read_only
+        if options.refresh:
+            if read_only:
+                return None
+            drop_memo(config)
+        return open_memo(config, write=not read_only)
 
     def build(self, progress: Callable[[int, int], Any] | None = None) -> BuildResult:
         started = time.perf_counter()
@@ -106,6 +121,8 @@ class SiteBuilder:
                     lambda staging: self._write(staging, rendered, resolved, result, resources),
                 )
                 result.output = self.output
+                if self.renderer.memo is not None:
+                    self.renderer.memo.prune()
         return result
 
     def _read_pages(
@@ -139,6 +156,10 @@ class SiteBuilder:
             run = self.renderer.render_pages(sources, site)
         warnings += run.warnings
         warnings += pages_named(run.undefined)
+        if run.refused:  # written with another key (another machine, a fork), or damaged
+            entries = counted(run.refused, "page memo entry", "page memo entries")
+            message = f"{entries} failed the signature check and were not used; pages rendered"
+            warnings.append(Problem("", 0, 0, message, CACHE))
         return run.pages
 
     def update_pages(

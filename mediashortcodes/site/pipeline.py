@@ -52,6 +52,7 @@ class BuildOptions:
     cache_read_only: bool = False  # read the cache, never write it (also [cache] read_only)
     cache_write: bool = False  # write the shared tier (also [cache] remote_write)
     workers: int | None = None  # processes rendering and writing pages; None: one per CPU
+    memo: bool = True  # reuse unchanged pages (also [build] memo); --no-memo: False
 
 
 @dataclass

@@ -18,6 +18,7 @@ from ..jinja import MediaShortcodesExtension
 from ..markdown import shortcodes_plugin
 from ..media.render import SiteTemplates
 from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
+from .memo import PageMemo, memoized, replayed
 from .pages import PageSource
 from .template_problems import OnPage, PrintedUndefined, UndefinedPrints, template_problem
 
@@ -36,6 +37,7 @@ class RenderedRun:
     pages: list[RenderedPage]
     warnings: list[Problem]  # Markdown's (a shortcode in a heading...)
     undefined: list[OnPage]  # undefined values the layouts printed
+    refused: int = 0  # memo entries that failed their check
 
 
 def site_variables(base_url: str, listed: list[PageSource]) -> dict[str, Any]:
@@ -69,15 +71,38 @@ class PageRenderer:
         )
         self.env.mediashortcodes_renderer = deferred  # type: ignore[attr-defined]
         self.undefined_prints = UndefinedPrints(self.env)
+        self.memo: PageMemo | None = None  # the builder's, when the build uses one
 
     def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
-        """Render ``sources``; a page whose layout fails is left out, its problem recorded."""
+        """Render ``sources`` (from the memo where it has them); a page whose layout fails
+        is left out, its problem recorded."""
         run = RenderedRun([], [], [])
+        memo = self.memo
+        if memo is not None:
+            memo.for_site(site)
         for source in sources:
+            found = memo.get(source) if memo is not None else None
+            if found is not None:  # what rendering it gives, without rendering it
+                html, used = replayed(self.deferred, source, found)
+                run.warnings += found.warnings
+                run.undefined += found.undefined
+                run.pages.append(RenderedPage(source, html, used))
+                continue
+            problems = len(self.deferred.found_problems())
+            warned = len(run.warnings)
             page = self.render_page(source, site, run.warnings)
-            if page is not None:
-                run.pages.append(page)
-        run.undefined = self.undefined_prints.take()
+            undefined = self.undefined_prints.take()
+            run.undefined += undefined
+            if page is None:
+                continue
+            run.pages.append(page)
+            if memo is not None and problems == len(self.deferred.found_problems()):
+                entry = memoized(
+                    self.deferred, page.html, page.used, run.warnings[warned:], undefined
+                )
+                if entry is not None:
+                    memo.put(source, entry)
+        run.refused = memo.refused if memo is not None else 0
         return run
 
     def render_page(

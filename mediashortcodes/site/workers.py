@@ -82,6 +82,7 @@ class Rendered:
     pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
     warnings: list[Problem]
     undefined: list[OnPage]
+    refused: int  # memo entries that failed their check
 
 
 @dataclass
@@ -147,6 +148,7 @@ class Workers:
             run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
             run.warnings += report.warnings
             run.undefined += report.undefined
+            run.refused += report.refused
         return run
 
     def write(
@@ -227,6 +229,7 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
                 pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
                 warnings=run.warnings,
                 undefined=run.undefined,
+                refused=run.refused,
             )
         )
         order = connection.recv()

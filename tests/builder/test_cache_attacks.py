@@ -132,7 +132,10 @@ def test_a_planted_pickle_is_never_loaded_it_is_a_miss_with_a_warning(
     assert code == 0, out
     assert not marker.exists(), "a pickle in the cache ran code"
     assert "Traceback" not in out
-    assert f"the cache {next(env.iterdir())}" in out and "damaged or unreadable" in out
+    assert (
+        f"the cache {next(p for p in env.iterdir() if p.name != 'memo')}" in out
+        and "damaged or unreadable" in out
+    )
     assert_published_bytes_are_what_their_names_say(site)
 
 
@@ -263,7 +266,10 @@ def test_a_record_that_fails_validation_is_a_miss_with_a_warning_naming_the_cach
     assert downloads(out) == 2, "fetched again"
     assert_published_bytes_are_what_their_names_say(site)
     assert "Traceback" not in out
-    assert f"the cache {next(env.iterdir())} held" in out and "damaged or unreadable" in out
+    assert (
+        f"the cache {next(p for p in env.iterdir() if p.name != 'memo')} held" in out
+        and "damaged or unreadable" in out
+    )
     assert "onerror" not in (site / "_site" / "index.html").read_text()
 
 

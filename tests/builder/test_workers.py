@@ -66,6 +66,7 @@ def environment(sandbox_server: Any, site: Path) -> dict[str, str]:
         "MEDIASHORTCODES_CLIENT_SECRET": credentials.client_secret,
         "MEDIASHORTCODES_REFRESH_TOKEN": credentials.refresh_token,
         "MEDIASHORTCODES_CACHE_DIR": str(site.parent / "cache"),
+        "XDG_CONFIG_HOME": str(site.parent / "config"),  # the page memo's key
     }
 
 
@@ -111,12 +112,35 @@ def test_a_worker_that_dies_fails_the_build_and_keeps_the_previous_output(
     output = tmp_path / "out"
     shutil.copytree(one_process, output)
     before = tree(output)
-    done = build(site, output, environment, "--workers", "2", CRASH_ON=LAST_PAGE)
+    # --no-memo: the page is rendered (a memoized page is not), so its worker crashes.
+    done = build(site, output, environment, "--workers", "2", "--no-memo", CRASH_ON=LAST_PAGE)
     assert done.returncode == 1, done.stderr
     assert "error: the worker process rendering " in done.stderr
     assert "stopped (exit code 9); nothing was written" in done.stderr
     assert tree(output) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left
+
+
+def test_workers_use_the_memo_and_count_the_entries_they_refuse(
+    site: Path, environment: dict[str, str], one_process: Path, tmp_path: Path
+) -> None:
+    from .test_memo import PAGES, entries, page_of, with_payload, written
+
+    cache = site.parent / "cache"
+    assert len(entries(cache)) == PAGES, "one_process wrote the memo"
+    for entry in entries(cache):  # the signature kept: every entry fails its check
+        written(entry, with_payload(page_of(entry)))
+    done = build(site, tmp_path / "two", environment, "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    assert tree(tmp_path / "two") == tree(one_process)
+    refused = [line for line in done.stderr.splitlines() if "page memo" in line]
+    assert refused == [
+        f"warning: {PAGES} page memo entries failed the signature check and were not used; "
+        "pages rendered"
+    ]
+    done = build(site, tmp_path / "three", environment, "--workers", "2")  # from the memo
+    assert "page memo" not in done.stderr
+    assert tree(tmp_path / "three") == tree(one_process)
 
 
 def test_a_problem_a_worker_finds_is_listed_as_in_one_process_and_nothing_is_written(
