@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import shutil
 import struct
+import tempfile
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -63,6 +66,14 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The page memo's key is made on first use in the user's config folder: the tests (and
+    the builds they start as subprocesses) make theirs in a folder of this run instead."""
+    folder = tempfile.mkdtemp(prefix="mediashortcodes-tests-config-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["XDG_CONFIG_HOME"] = folder
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
