@@ -248,6 +248,42 @@ def test_a_size_is_n_colon_k_or_none() -> None:
         hugo.parse_size("10000")
 
 
+@pytest.mark.slow
+def test_the_machinery_benchmark_turns_each_piece_off_and_the_outputs_agree(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("moto", reason="the shared tier's server is moto's")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "machinery.py"),
+            "--n=12",
+            "--k=8",
+            "--latency-ms=0",
+            "--rounds=1",
+            f"--workdir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr  # every fresh output equals the warm one
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(figures["ratios"]) == {
+        "cold/workers_off",
+        "warm/workers_off",
+        "fresh/workers_off",
+        "fresh/head_start_off",
+        "fresh/packs_off",
+    }
+    builds = figures["builds"]
+    assert builds["warm/on"]["service_requests"] == 0
+    assert all(builds[f"fresh/{v}"]["service_requests"] == 0 for v in ("on", "packs_off"))
+    # Without the images' packs a fresh runner reads the images one by one: more requests.
+    assert builds["fresh/packs_off"]["remote_requests"] > builds["fresh/on"]["remote_requests"]
+
+
 def test_the_hugo_mode_says_how_to_get_hugo_when_it_is_missing(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / "hugo.py"), "--hugo", str(tmp_path / "no-hugo")],
