@@ -1,8 +1,9 @@
 """Side by side with Hugo: one W1 site built by Hugo and by mediashortcodes (docs/benchmarks.md).
 
-    python benchmarks/hugo.py                                # W1, 5 interleaved rounds
+    python benchmarks/hugo.py                        # W1 and N=10,000, 5 interleaved rounds
+    python benchmarks/hugo.py --large none           # W1 only
     python benchmarks/hugo.py --tree before=/work/main       # and a second tree, same run
-    python benchmarks/hugo.py --n 20 --k 12 --rounds 1 --latency-ms 0   # a smoke run
+    python benchmarks/hugo.py --n 20 --k 12 --rounds 1 --latency-ms 0 --large none  # smoke
 
 One sandbox (``mediashortcodes sandbox --synthetic K --latency-ms L``, real sockets on
 127.0.0.1) serves every build. Hugo builds the site as Hugo content, each shortcode a
@@ -13,13 +14,19 @@ sandbox (refresh-token flow of the spec) and reaches Hugo as ``HUGO_MEDIA_TOKEN`
 Hugo's default security policy lets ``getenv`` read.
 
 Each tree of mediashortcodes (``--tree NAME=PATH``; this checkout is always ``this``) runs
-as ``python -m mediashortcodes build SITE --output DIR -q`` with ``PYTHONPATH=PATH``, timed
+as ``python -P -m mediashortcodes build SITE --output DIR -q`` with ``PYTHONPATH=PATH``, timed
 from outside (wall clock and the child's CPU): nothing of the package is imported here.
 
 A round builds every tool cold (empty cache, new output), then every tool warm (the cache
-of its cold build, new output), the tools' order turning from round to round. The figures
-are medians over the rounds; the sandbox counts each build's requests. The last line is
-one JSON object.
+of its cold build, new output: as CI restores a cache), then warm again after one page's
+body was edited, then after the layout was edited (every page rendered), the same edits in
+both sites; the tools' order turns from round to round. ``MEDIASHORTCODES_CACHE_KEY`` is
+set, as a trusted CI job sets it. A tree whose ``build --help`` offers ``--no-memo`` has the
+page memo (on by default); ``--no-memo-too`` adds that tree built with ``--no-memo``. Then
+the same for the large size (``--large N:K``, default 10000:3000). The figures are medians
+over the rounds, with the peak memory of the build's whole process tree (its RSS summed
+over the build and its worker processes, sampled from /proc every 50 ms); the sandbox
+counts each build's requests. The last line is one JSON object.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import json
 import os
 import re
 import resource
+import secrets
 import shlex
 import shutil
 import statistics
@@ -42,11 +50,19 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+# The process tree's RSS is read this often: each reading costs CPU the builds share.
+SAMPLE_SECONDS = 0.05
 CHECKOUT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate  # noqa: E402
-from run import BenchmarkError, SandboxProcess, _clean_env, working_directory  # noqa: E402
+from run import (  # noqa: E402
+    BenchmarkError,
+    SandboxProcess,
+    _clean_env,
+    sampling_rss,
+    working_directory,
+)
 
 HUGO = "hugo"
 INSTALL_HINT = (
@@ -54,6 +70,11 @@ INSTALL_HINT = (
     "docs/benchmarks.md), or see https://gohugo.io/installation/; or give --hugo PATH"
 )
 SHORTCODE = re.compile(r"<% (media_image|media_video) (.*?) %>")
+# The builds of a round, in order, each with the cache of the one before (after the edit).
+KINDS = ("cold", "warm", "warm_one_edit", "warm_layout_edit")
+# The page whose body the one-page edit changes, and the layouts the layout edit changes.
+EDITED_PAGE = Path("content") / "section-000" / "page-00000.md"
+LAYOUTS = (Path("site/templates/page.html"), Path("hugo-site/layouts/_default/single.html"))
 
 # The Hugo site's configuration, layout, partials and shortcodes (the content is written).
 HUGO_SITE = HERE / "hugo_site"
@@ -92,14 +113,45 @@ def write_hugo_site(site: Path, root: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+def edit(workdir: Path, kind: str, number: int) -> None:
+    """The same edit in both sites before the ``kind`` builds of round ``number``: a
+    sentence added to one page's body, or to the layout's footer (every page changes)."""
+    if kind == "warm_one_edit":
+        for site in ("site", "hugo-site"):
+            page = workdir / site / EDITED_PAGE
+            text = page.read_text("utf-8")
+            page.write_text(f"{text.rstrip()}\n\nEdited in round {number + 1}.\n", "utf-8")
+    elif kind == "warm_layout_edit":
+        for layout in LAYOUTS:
+            text = (workdir / layout).read_text("utf-8")
+            (workdir / layout).write_text(
+                text.replace("</footer>", f" · edit {number + 1}</footer>", 1), "utf-8"
+            )
+
+
+def has_memo(path: Path) -> bool:
+    """Whether the tree in ``path`` has the page memo: its ``build --help`` offers --no-memo."""
+    env = {**_clean_env(), "PYTHONPATH": str(path)}
+    # -P: the current folder is not put before PYTHONPATH (run from a checkout, it would
+    # import that checkout's package instead of the tree's).
+    args = [sys.executable, "-P", "-m", "mediashortcodes", "build", "--help"]
+    done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise BenchmarkError(f"`build --help` of {path} failed:\n{done.stderr.strip()}")
+    return "--no-memo" in done.stdout
+
+
 @dataclass
 class Tool:
-    """Hugo or one tree of mediashortcodes, and its measured builds."""
+    """Hugo or one tree of mediashortcodes, and its measured builds by kind."""
 
     name: str
     path: Path | None = None  # a tree's folder; None for Hugo
-    cold: list[dict[str, float]] = field(default_factory=list)
-    warm: list[dict[str, float]] = field(default_factory=list)
+    args: tuple[str, ...] = ()  # more arguments of `build` (--no-memo)
+    memo: bool = False  # the tree has the page memo and this tool uses it
+    builds: dict[str, list[dict[str, float]]] = field(
+        default_factory=lambda: {kind: [] for kind in KINDS}
+    )
 
 
 def access_token(sandbox: SandboxProcess) -> str:
@@ -118,25 +170,31 @@ def access_token(sandbox: SandboxProcess) -> str:
         return str(json.loads(answer.read())["access_token"])
 
 
-def timed(args: list[str], env: dict[str, str], what: str) -> tuple[float, float]:
-    """Run ``args`` to the end: (wall seconds, CPU seconds of the child, user + system)."""
+def timed(args: list[str], env: dict[str, str], what: str) -> dict[str, float]:
+    """Run ``args`` to the end: wall seconds, CPU seconds of the child and its children
+    (user + system), and the peak of the RSS of its process tree, summed (MB; sampled)."""
     os.sync()  # the previous build's pages are written back before, not during, this one
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
-    done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+    process = subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    with sampling_rss(process.pid, every=SAMPLE_SECONDS, pss=False) as (rss, _):
+        _out, errors = process.communicate()
     seconds = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise BenchmarkError(f"{what} failed (exit {done.returncode}):\n{done.stderr.strip()}")
+    if process.returncode != 0:
+        raise BenchmarkError(f"{what} failed (exit {process.returncode}):\n{errors.strip()}")
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return seconds, cpu
+    return {"s": seconds, "cpu_s": cpu, "peak_rss_all_mb": max(rss, default=0.0)}
 
 
 class Bench:
     """The sites, the sandbox and the directories of one run."""
 
-    def __init__(self, workdir: Path, sandbox: SandboxProcess, hugo: str) -> None:
+    def __init__(self, workdir: Path, sandbox: SandboxProcess, hugo: str, key: str) -> None:
         self.workdir, self.sandbox, self.hugo = workdir, sandbox, hugo
+        self.key = key  # MEDIASHORTCODES_CACHE_KEY, as a trusted CI job has it
         self.builds = 0
         self.token = ""
 
@@ -147,7 +205,7 @@ class Bench:
         return self.workdir / "out" / f"{self.builds:03d}-{tool.name}-{kind}"
 
     def build(self, tool: Tool, kind: str, cache: Path) -> dict[str, float]:
-        """One build of ``tool``: ``cold`` into an empty ``cache``, ``warm`` reusing it."""
+        """One build of ``tool``: ``cold`` into an empty ``cache``, the others reusing it."""
         self.sandbox.reset_stats()
         out = self.output(tool, kind)
         if tool.path is None:
@@ -163,25 +221,33 @@ class Bench:
                 "HUGO_RESOURCEDIR": str(cache / "resources"),
             }
         else:
-            args = [sys.executable, "-m", "mediashortcodes", "build", str(self.workdir / "site")]
-            args += ["--output", str(out), "-q"]
+            args = [
+                sys.executable,
+                "-P",
+                "-m",
+                "mediashortcodes",
+                "build",
+                str(self.workdir / "site"),
+            ]
+            args += ["--output", str(out), "-q", *tool.args]
             env = {
                 **_clean_env(),
                 **self.sandbox.env,
                 "PYTHONPATH": str(tool.path),
                 "MEDIASHORTCODES_CACHE_DIR": str(cache),
+                "MEDIASHORTCODES_CACHE_KEY": self.key,
                 # Compiled modules are kept, as in an installed package.
                 "PYTHONPYCACHEPREFIX": str(self.workdir / "pycache"),
             }
             env.pop("PYTHONDONTWRITEBYTECODE", None)
-        seconds, cpu = timed(args, env, f"the {kind} build of {tool.name}")
-        requests = sum(int(n) for n in self.sandbox.stats().values())
-        return {"s": seconds, "cpu_s": cpu, "requests": requests}
+        figures = timed(args, env, f"the {kind} build of {tool.name}")
+        figures["requests"] = sum(int(n) for n in self.sandbox.stats().values())
+        return figures
 
 
 def measure(
     workdir: Path,
-    trees: list[tuple[str, Path]],
+    tools: list[Tool],
     *,
     n: int,
     k: int,
@@ -190,14 +256,14 @@ def measure(
     hugo: str,
     keep: bool = False,
     log: Any = sys.stderr,
-) -> list[Tool]:
-    """Generate both sites, start the sandbox, and run the interleaved rounds."""
+) -> None:
+    """Generate both sites in ``workdir``, start the sandbox, and run the interleaved rounds
+    (each tool's figures go into its ``builds``; ``tools[0]`` is Hugo)."""
     print(f"generating {n} pages over {k} images in {workdir}", file=log, flush=True)
     generate(workdir / "site", n=n, k=k)
     write_hugo_site(workdir / "site", workdir / "hugo-site")
-    tools = [Tool("hugo"), *(Tool(name, path) for name, path in trees)]
     with SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox:
-        bench = Bench(workdir, sandbox, hugo)
+        bench = Bench(workdir, sandbox, hugo, secrets.token_hex(32))
         # The sandbox draws each variant once, on its first download: prime it (not counted).
         print("priming the sandbox (one build, not counted)", file=log, flush=True)
         bench.build(tools[1], "cold", workdir / "cache-prime")
@@ -205,84 +271,98 @@ def measure(
             turn = number % len(tools)
             order = tools[turn:] + tools[:turn]
             caches = {t.name: workdir / f"cache-{number}-{t.name}" for t in tools}
-            for kind in ("cold", "warm"):
+            for kind in KINDS:
+                edit(workdir, kind, number)
                 for tool in order:
                     figures = bench.build(tool, kind, caches[tool.name])
-                    getattr(tool, kind).append(figures)
+                    tool.builds[kind].append(figures)
                     print(
-                        f"  round {number + 1} {kind:<4} {tool.name:<10} {figures['s']:7.2f} s"
-                        f"  CPU {figures['cpu_s']:6.2f} s  {figures['requests']:5.0f} requests",
+                        f"  N={n} round {number + 1} {kind:<16} {tool.name:<12}"
+                        f"{figures['s']:7.2f} s  CPU {figures['cpu_s']:6.2f} s"
+                        f"  {figures['peak_rss_all_mb']:6.0f} MB"
+                        f"  {figures['requests']:5.0f} requests",
                         file=log,
                         flush=True,
                     )
-    for leftover in [] if keep else [workdir / "out", *workdir.glob("cache-*")]:
+            for cache in [] if keep else caches.values():
+                shutil.rmtree(cache, ignore_errors=True)
+    for leftover in [] if keep else [workdir / "out", workdir / "cache-prime"]:
         shutil.rmtree(leftover, ignore_errors=True)
-    return tools
+
+
+def _median(builds: list[dict[str, float]], key: str) -> float:
+    return round(statistics.median(b[key] for b in builds), 3)
+
+
+def _figures(tool: Tool, prefix: str = "") -> dict[str, Any]:
+    """Medians, runs, requests and peak memory of each kind of ``tool``'s builds."""
+    figures: dict[str, Any] = {}
+    for kind, builds in tool.builds.items():
+        figures[f"{prefix}{kind}_s"] = _median(builds, "s")
+        figures[f"{prefix}{kind}_cpu_s"] = _median(builds, "cpu_s")
+        figures[f"{prefix}{kind}_requests"] = int(max(b["requests"] for b in builds))
+        figures[f"{prefix}{kind}_runs_s"] = [round(b["s"], 3) for b in builds]
+        figures[f"{prefix}{kind}_peak_rss_all_mb"] = round(
+            max(b["peak_rss_all_mb"] for b in builds), 1
+        )
+    figures[f"{prefix}peak_rss_all_mb"] = max(
+        figures[f"{prefix}{k}_peak_rss_all_mb"] for k in KINDS
+    )
+    return figures
 
 
 def summarise(tools: list[Tool], *, n: int, k: int, latency_ms: float) -> dict[str, Any]:
-    """Medians per tool and kind, the ratios to Hugo's, and the requests per build."""
-
-    def median(builds: list[dict[str, float]], key: str) -> float:
-        return round(statistics.median(b[key] for b in builds), 3)
-
+    """Medians per tool and kind, the ratios to Hugo's same kind, requests and memory."""
     hugo, trees = tools[0], tools[1:]
-    hugo_cold, hugo_warm = median(hugo.cold, "s"), median(hugo.warm, "s")
-    per_tree = {
-        tree.name: {
-            "path": str(tree.path),
-            "cold_s": median(tree.cold, "s"),
-            "warm_s": median(tree.warm, "s"),
-            "cold_cpu_s": median(tree.cold, "cpu_s"),
-            "warm_cpu_s": median(tree.warm, "cpu_s"),
-            "cold_ratio": round(median(tree.cold, "s") / hugo_cold, 3),
-            "warm_ratio": round(median(tree.warm, "s") / hugo_warm, 3),
-            "cold_requests": int(max(b["requests"] for b in tree.cold)),
-            "warm_requests": int(max(b["requests"] for b in tree.warm)),
-            "cold_runs_s": [round(b["s"], 3) for b in tree.cold],
-            "warm_runs_s": [round(b["s"], 3) for b in tree.warm],
-        }
-        for tree in trees
-    }
+    hugo_figures = _figures(hugo, "hugo_")
+    per_tree = {}
+    for tree in trees:
+        figures = {"path": str(tree.path), "args": list(tree.args), "memo": tree.memo}
+        figures.update(_figures(tree))
+        for kind in KINDS:
+            figures[f"{kind}_ratio"] = round(
+                figures[f"{kind}_s"] / hugo_figures[f"hugo_{kind}_s"], 3
+            )
+        per_tree[tree.name] = figures
     this = per_tree["this"]
-    return {
+    summary: dict[str, Any] = {
         "n": n,
         "k": k,
         "latency_ms": latency_ms,
-        "rounds": len(hugo.cold),
-        "hugo_cold_s": hugo_cold,
-        "hugo_warm_s": hugo_warm,
-        "hugo_cold_cpu_s": median(hugo.cold, "cpu_s"),
-        "hugo_warm_cpu_s": median(hugo.warm, "cpu_s"),
-        # Hugo's cold figure counts the token request the benchmark makes for it.
-        "hugo_cold_requests": int(max(b["requests"] for b in hugo.cold)),
-        "hugo_warm_requests": int(max(b["requests"] for b in hugo.warm)),
-        "hugo_cold_runs_s": [round(b["s"], 3) for b in hugo.cold],
-        "hugo_warm_runs_s": [round(b["s"], 3) for b in hugo.warm],
-        "cold_s": this["cold_s"],
-        "warm_s": this["warm_s"],
-        "cold_ratio": this["cold_ratio"],
-        "warm_ratio": this["warm_ratio"],
-        "trees": per_tree,
+        "rounds": len(hugo.builds["cold"]),
+        "memo": this["memo"],
+        **hugo_figures,
     }
+    for kind in KINDS:
+        summary[f"{kind}_s"] = this[f"{kind}_s"]
+        summary[f"{kind}_ratio"] = this[f"{kind}_ratio"]
+    summary["peak_rss_all_mb"] = this["peak_rss_all_mb"]
+    summary["trees"] = per_tree
+    return summary
 
 
 def table(f: dict[str, Any]) -> str:
     lines = [
         f"side by side with Hugo: {f['n']} pages, {f['k']} images, latency "
-        f"{f['latency_ms']:g} ms, medians of {f['rounds']} interleaved round(s)",
+        f"{f['latency_ms']:g} ms, medians of {f['rounds']} interleaved round(s); "
+        f"memo {'on' if f['memo'] else 'absent'} in this tree",
         "",
-        f"{'tool':<12}{'cold s':>9}{'warm s':>9}{'cold CPU':>10}{'warm CPU':>10}"
-        f"{'cold/Hugo':>11}{'warm/Hugo':>11}{'requests cold/warm':>20}",
-        f"{'hugo':<12}{f['hugo_cold_s']:>9.3f}{f['hugo_warm_s']:>9.3f}"
-        f"{f['hugo_cold_cpu_s']:>10.3f}{f['hugo_warm_cpu_s']:>10.3f}{'':>11}{'':>11}"
-        f"{f['hugo_cold_requests']:>13d} / {f['hugo_warm_requests']}",
+        f"{'tool':<14}{'cold s':>9}{'warm s':>9}{'1 edit s':>10}{'layout s':>10}"
+        f"{'cold/H':>8}{'warm/H':>8}{'edit/H':>8}{'lay/H':>8}{'peak MB':>9}{'requests':>13}",
     ]
-    for name, t in f["trees"].items():
+    rows = [("hugo", {k[len("hugo_") :]: v for k, v in f.items() if k.startswith("hugo_")})]
+    for name, t in [*rows, *f["trees"].items()]:
+        ratios = "".join(
+            f"{t[kind + '_ratio']:>7.3f}x" if kind + "_ratio" in t else f"{'':>8}" for kind in KINDS
+        )
         lines.append(
-            f"{name:<12}{t['cold_s']:>9.3f}{t['warm_s']:>9.3f}{t['cold_cpu_s']:>10.3f}"
-            f"{t['warm_cpu_s']:>10.3f}{t['cold_ratio']:>10.3f}x{t['warm_ratio']:>10.3f}x"
-            f"{t['cold_requests']:>13d} / {t['warm_requests']}"
+            f"{name:<14}"
+            + "".join(
+                f"{t[kind + '_s']:>{w}.3f}" for kind, w in zip(KINDS, (9, 9, 10, 10), strict=True)
+            )
+            + ratios
+            + f"{t['peak_rss_all_mb']:>9.0f}"
+            + f"{t['cold_requests']:>7d} / {t['warm_requests']}"
         )
     if f["hugo_warm_requests"]:
         lines.append("warning: Hugo's warm builds made requests: its cache was not used")
@@ -296,12 +376,43 @@ def parse_tree(text: str) -> tuple[str, Path]:
     return name, Path(path).resolve()
 
 
+def parse_size(text: str) -> tuple[int, int] | None:
+    if text == "none":
+        return None
+    n, colon, k = text.partition(":")
+    if not colon or not n.isdigit() or not k.isdigit() or int(n) < 1 or int(k) < 6:
+        raise argparse.ArgumentTypeError(f"{text!r}: want N:K (N >= 1, K >= 6) or none")
+    return int(n), int(k)
+
+
+def make_tools(trees: dict[str, Path], no_memo_too: bool) -> list[Tool]:
+    """Hugo, then each tree (with its memo, if it has one), then ``this`` without it."""
+    tools = [Tool("hugo")]
+    for name, path in trees.items():
+        memo = has_memo(path)
+        tools.append(Tool(name, path, memo=memo))
+        if name == "this" and memo and no_memo_too:
+            tools.append(Tool("this-no-memo", path, ("--no-memo",)))
+    return tools
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000, help="pages (W1: 1000)")
     parser.add_argument("--k", type=int, default=300, help="distinct images (W1: 300)")
     parser.add_argument("--latency-ms", type=float, default=20.0, help="per request (W1: 20)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    parser.add_argument(
+        "--large",
+        type=parse_size,
+        default=(10000, 3000),
+        metavar="N:K",
+        help="then the same at this size (default 10000:3000; none: skip it)",
+    )
+    parser.add_argument("--large-rounds", type=int, default=None, help="default: --rounds")
+    parser.add_argument(
+        "--no-memo-too", action="store_true", help="also build this tree with --no-memo"
+    )
     parser.add_argument(
         "--tree",
         type=parse_tree,
@@ -314,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=None, help="keep the sites here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
-    if args.n < 1 or args.k < 6 or args.rounds < 1 or args.latency_ms < 0:
+    large_rounds = args.rounds if args.large_rounds is None else args.large_rounds
+    if args.n < 1 or args.k < 6 or min(args.rounds, large_rounds) < 1 or args.latency_ms < 0:
         parser.error("need --n >= 1, --k >= 6, --rounds >= 1, --latency-ms >= 0")
     hugo = shutil.which(args.hugo)
     if hugo is None:
@@ -323,17 +435,29 @@ def main(argv: list[str] | None = None) -> int:
     trees = dict([("this", CHECKOUT), *args.tree])  # --tree this=PATH replaces the checkout
     if len(trees) != len(args.tree) + (0 if any(n == "this" for n, _ in args.tree) else 1):
         parser.error("each --tree needs its own NAME")
+    sizes = [(args.n, args.k, args.rounds)]
+    if args.large is not None:
+        sizes.append((*args.large, large_rounds))
+    summaries = []
     try:
         with working_directory(args.workdir, args.keep) as workdir:
-            tools = measure(
-                workdir, list(trees.items()), n=args.n, k=args.k, latency_ms=args.latency_ms,
-                rounds=args.rounds, hugo=hugo, keep=args.keep,
-            )  # fmt: skip
+            for n, k, rounds in sizes:
+                tools = make_tools(trees, args.no_memo_too)
+                measure(
+                    workdir / f"n{n}", tools, n=n, k=k, latency_ms=args.latency_ms,
+                    rounds=rounds, hugo=hugo, keep=args.keep,
+                )  # fmt: skip
+                summaries.append(summarise(tools, n=n, k=k, latency_ms=args.latency_ms))
+                print(table(summaries[-1]), flush=True)
     except BenchmarkError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    figures = summarise(tools, n=args.n, k=args.k, latency_ms=args.latency_ms)
-    print(table(figures))
+    figures = summaries[0]
+    if len(summaries) > 1:
+        large = summaries[1]
+        figures["large"] = large
+        for key in ("n", "k", "warm_s", "warm_ratio", "hugo_warm_s", "peak_rss_all_mb"):
+            figures[f"large_{key}"] = large[key]
     print(json.dumps(figures))
     return 0
 

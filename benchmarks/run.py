@@ -234,25 +234,28 @@ def run_build(
 
 
 @contextlib.contextmanager
-def sampling_rss(pid: int) -> Iterator[tuple[list[float], list[float]]]:
+def sampling_rss(
+    pid: int, *, every: float = RSS_SAMPLE_SECONDS, pss: bool = True
+) -> Iterator[tuple[list[float], list[float]]]:
     """Sample the resident memory of ``pid`` and its descendants (the build's workers), summed,
     every RSS_SAMPLE_SECONDS from outside the build; yields the samples in MB: RSS, and PSS
     (every PSS_EVERY-th sample: the kernel walks the page tables for it), in which a page
     that forked processes share counts once, split between them. Linux only (``/proc``);
-    elsewhere no sample, and the build's own peak stands in."""
+    elsewhere no sample, and the build's own peak stands in. ``every``: seconds between
+    samples; ``pss=False``: none of PSS (the costlier reading)."""
     samples: list[float] = []
     proportional: list[float] = []
     done = threading.Event()
 
     def sample() -> None:
         for n in itertools.count():
-            if done.wait(RSS_SAMPLE_SECONDS):
+            if done.wait(every):
                 return
             tree = _process_tree(pid)
             total = sum(_rss_kib(p) for p in tree)
             if total:
                 samples.append(total / 1024)
-            if n % PSS_EVERY == 0 and (shared := sum(_pss_kib(p) for p in tree)):
+            if pss and n % PSS_EVERY == 0 and (shared := sum(_pss_kib(p) for p in tree)):
                 proportional.append(shared / 1024)
 
     thread = threading.Thread(target=sample, daemon=True)

@@ -6,6 +6,7 @@ The benchmark itself (timings) is never run by pytest; this only checks that a u
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import shutil
@@ -171,6 +172,7 @@ def test_side_by_side_with_hugo_reports_both_trees_and_warm_builds_make_no_reque
             "--k=12",
             "--latency-ms=0",
             "--rounds=1",
+            "--large=10:6",
             f"--tree=again={checkout}",
             f"--workdir={tmp_path}",
         ],
@@ -182,22 +184,104 @@ def test_side_by_side_with_hugo_reports_both_trees_and_warm_builds_make_no_reque
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures.keys() >= {
+        "memo",
         "hugo_cold_s",
         "hugo_warm_s",
         "cold_s",
         "warm_s",
+        "warm_one_edit_s",
+        "warm_layout_edit_s",
         "cold_ratio",
         "warm_ratio",
+        "warm_one_edit_ratio",
+        "warm_layout_edit_ratio",
+        "peak_rss_all_mb",
+        "large_warm_ratio",
+        "large_peak_rss_all_mb",
         "trees",
     }
+    assert (figures["large"]["n"], figures["large"]["k"]) == (10, 6)
+    assert figures["memo"] == hugo.has_memo(checkout)
     assert set(figures["trees"]) == {"this", "again"}
-    assert figures["hugo_warm_requests"] == 0
+    assert figures["hugo_warm_requests"] == figures["hugo_warm_layout_edit_requests"] == 0
     for tree in figures["trees"].values():
-        assert tree["warm_requests"] == 0
+        assert tree["warm_requests"] == tree["warm_one_edit_requests"] == 0
+        assert tree["warm_layout_edit_requests"] == 0
+        assert tree["peak_rss_all_mb"] > 0
         # The same requests: a token (the benchmark fetches Hugo's), the folder tree and
         # listings, the format list, and the download information and download of each variant.
         assert tree["cold_requests"] == figures["hugo_cold_requests"]
     assert figures["cold_ratio"] == figures["trees"]["this"]["cold_ratio"]
+
+
+def test_the_edits_change_the_same_page_and_both_layouts(tmp_path: Path) -> None:
+    generate(tmp_path / "site", n=3, k=12)
+    hugo.write_hugo_site(tmp_path / "site", tmp_path / "hugo-site")
+    before = {p: p.read_text() for p in tmp_path.rglob("*") if p.is_file()}
+    hugo.edit(tmp_path, "warm_one_edit", 0)
+    changed = {p for p in before if p.read_text() != before[p]}
+    assert changed == {
+        tmp_path / "site" / hugo.EDITED_PAGE,
+        tmp_path / "hugo-site" / hugo.EDITED_PAGE,
+    }
+    assert all(p.read_text().endswith("Edited in round 1.\n") for p in changed)
+    hugo.edit(tmp_path, "warm_layout_edit", 1)
+    layouts = {tmp_path / layout for layout in hugo.LAYOUTS}
+    assert {p for p in before if p.read_text() != before[p]} == changed | layouts
+    assert all("edit 2</footer>" in p.read_text() for p in layouts)
+
+
+def test_a_tree_has_the_memo_when_its_build_offers_no_memo(tmp_path: Path) -> None:
+    for name, option in (("with", "--no-memo"), ("without", "--refresh")):
+        package = tmp_path / name / "mediashortcodes"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "__main__.py").write_text(f"print('Options:  {option}  ...')\n")
+    assert hugo.has_memo(tmp_path / "with") is True
+    assert hugo.has_memo(tmp_path / "without") is False
+
+
+def test_a_size_is_n_colon_k_or_none() -> None:
+    assert hugo.parse_size("10000:3000") == (10000, 3000)
+    assert hugo.parse_size("none") is None
+    with pytest.raises(argparse.ArgumentTypeError, match="want N:K"):
+        hugo.parse_size("10000")
+
+
+@pytest.mark.slow
+def test_the_machinery_benchmark_turns_each_piece_off_and_the_outputs_agree(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("moto", reason="the shared tier's server is moto's")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "machinery.py"),
+            "--n=12",
+            "--k=8",
+            "--latency-ms=0",
+            "--rounds=1",
+            f"--workdir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr  # every fresh output equals the warm one
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(figures["ratios"]) == {
+        "cold/workers_off",
+        "warm/workers_off",
+        "fresh/workers_off",
+        "fresh/head_start_off",
+        "fresh/packs_off",
+    }
+    builds = figures["builds"]
+    assert builds["warm/on"]["service_requests"] == 0
+    assert all(builds[f"fresh/{v}"]["service_requests"] == 0 for v in ("on", "packs_off"))
+    # Without the images' packs a fresh runner reads the images one by one: more requests.
+    assert builds["fresh/packs_off"]["remote_requests"] > builds["fresh/on"]["remote_requests"]
 
 
 def test_the_hugo_mode_says_how_to_get_hugo_when_it_is_missing(tmp_path: Path) -> None:
