@@ -59,9 +59,9 @@ _TRACES = logging.Formatter()
 _state: dict[str, Any] = {"quiet": False, "bar": None}
 
 
-def json_text(data: Any) -> str:
-    """``data`` as indented JSON, what would steer a terminal escaped."""
-    text = json.dumps(data, ensure_ascii=False, indent=2)
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """``data`` as JSON, what would steer a terminal escaped."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
     return _STEERING_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from .. import config as config_module
 from ..config import Config
 from ..errors import EXIT_PROBLEMS
 from .base import cli, jobs_option
-from .output import Outcome, format_option, progress_bar, quiet, reported, warn
+from .output import Outcome, format_option, json_text, progress_bar, quiet, reported, warn
 
 
 def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any) -> None:
@@ -32,7 +31,7 @@ def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any
         warn(warning)
     if result.dry_run and stdout:
         for request in result.requests:
-            click.echo(f"POST {USAGES_PATH} {json.dumps(request.body, ensure_ascii=False)}")
+            click.echo(f"POST {USAGES_PATH} {json_text(request.body, indent=None)}")
     if not quiet() and stdout:
         click.echo(result.summary())
     if result.failed:

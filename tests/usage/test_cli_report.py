@@ -49,6 +49,21 @@ def test_dry_run_prints_each_request_and_sends_nothing(runner: CliRunner, tmp_pa
     assert not (site / ".mediashortcodes").exists()
 
 
+def test_a_dry_run_shows_a_page_name_steering_the_terminal_escaped(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    site = make_site(tmp_path)
+    Manifest.from_pages(SITE, [(f"{SITE}/", "Home \u202egnp.exe \x9b31m", [1])]).write_atomic(
+        site / "_site" / "media-usage.json"
+    )
+    result = runner.invoke(cli, ["report", str(site), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    line = result.stdout.splitlines()[0]
+    assert "\u202e" not in line and "\x9b" not in line
+    body = json.loads(line.removeprefix("POST /1/files/multiple/usages "))
+    assert body["web"]["pageName"] == "Home \u202egnp.exe \x9b31m"  # the same text, escaped
+
+
 def test_disabled_reporting_says_so(runner: CliRunner, tmp_path: Path) -> None:
     site = make_site(tmp_path, usage="enabled = false\n")
     result = runner.invoke(cli, ["report", str(site)])
