@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..config import Config
 from ..errors import OUTAGES, CacheMissError, ConfigError, MediaShortcodesError
 from ..language import Shortcode, widths_of
+from ..language.model import INTEGER
 from ..records import Crop, File, Format
 from .assets import Assets, poster_name, published_name
 from .cache import MediaCache, Stored
@@ -158,7 +159,7 @@ def format_id_for(spec: str, formats: list[Format] | None) -> int | str:
     text = spec.strip()
     if text.lower() == "original":
         return 0
-    if text.lstrip("-").isdigit():
+    if INTEGER.match(text.removeprefix("-")):  # ASCII digits, as the language reads ids
         return int(text)
     for fmt in formats or ():
         if fmt.name.lower() == text.lower():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from mediashortcodes.language import parse
@@ -58,6 +58,7 @@ def test_any_drawn_crop_comes_back_as_the_same_crop(crop: dict[str, int | bool])
 
 
 @given(name=st.text(min_size=1, max_size=30), other=st.text(max_size=30))
+@example(name="²", other="")  # a digit to str.isdigit, not to int()
 def test_any_format_name_resolves_back_to_its_format(name: str, other: str) -> None:
     formats = [Format(7, name), Format(8, other)]
     shortcode = parsed_one(shortcode_for({"format": "7"}, IMAGE, formats))
