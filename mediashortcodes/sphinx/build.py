@@ -23,7 +23,7 @@ from .directives import media_place, places, shortcode_of
 logger = logging.getLogger(__name__)
 
 SETTING = "mediashortcodes"  # conf.py: {"config": "mediashortcodes.toml"} or the TOML's sections
-TYPE = "mediashortcodes"  # the warnings' type: suppress_warnings = ["mediashortcodes.manifest"]
+TYPE = "mediashortcodes"  # the warnings' type, for suppress_warnings
 
 
 class MediaError(SphinxError):
