@@ -94,12 +94,11 @@ class SiteBuild:
 
     def doctree_resolved(self, app: Any, doctree: nodes.document, docname: str) -> None:
         """Each place gets its marker; a builder that writes no HTML drops the places."""
-        markers = self.markers.get(docname)
         for node in list(doctree.findall(media_place)):
-            if markers is None:
+            if not self.markers:  # not an HTML builder
                 node.parent.remove(node)
             elif "place" in node:
-                node["marker"] = markers[node["place"]]
+                node["marker"] = self.markers[node["docname"]][node["place"]]
 
     def page_context(
         self, app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any

@@ -30,8 +30,9 @@ Place = tuple[str, int, "str | None", tuple[tuple[str, str], ...], str, int]
 
 
 class media_place(nodes.General, nodes.Element):  # docutils names its nodes so
-    """Where a shortcode's HTML goes: ``place`` is its index in the document's places; the
-    build sets ``marker``, or ``html`` holds a malformed one's note."""
+    """Where a shortcode's HTML goes: ``place`` is its index in the places of the document
+    ``docname`` (singlehtml puts every document in one); the build sets ``marker``, or
+    ``html`` holds a malformed one's note."""
 
 
 def places(env: Any) -> dict[str, list[Place]]:
@@ -77,7 +78,7 @@ class _MediaDirective(SphinxDirective):
         listed = places(self.env).setdefault(self.env.docname, [])
         sc = shortcode
         listed.append((sc.name, sc.file_id, sc.format, sc.options, location.path, location.line))
-        return [media_place(place=len(listed) - 1)]
+        return [media_place(docname=self.env.docname, place=len(listed) - 1)]
 
 
 class ImageDirective(_MediaDirective):

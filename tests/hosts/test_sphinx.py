@@ -228,6 +228,18 @@ def test_dirhtml_links_pages_as_folders(
     assert manifest(out) == expected(urls)
 
 
+def test_singlehtml_shows_each_documents_own_media(
+    tmp_path: Path, host_env: dict[str, str], sandbox_server: Any
+) -> None:
+    root = project(tmp_path, sandbox_server)
+    build(root, host_env, "singlehtml")
+    out = root / "_build/singlehtml"
+    page = (out / "index.html").read_text()
+    assert re.search(r'<img src="media/waterfall-103-[^"]+" alt="A waterfall"', page), page
+    assert re.search(r'<img src="media/meadow-flowers-102-[^"]+" alt="A meadow"', page)
+    assert broken_media(out) == []
+
+
 BAD = {
     "index.rst": """\
 Home
