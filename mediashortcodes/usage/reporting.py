@@ -31,6 +31,7 @@ __all__ = [
     "ReportResult",
     "UsageRequest",
     "load_previous",
+    "page_usages",
     "report_site",
     "report_usage",
     "usage_warnings",
@@ -125,7 +126,7 @@ def usage_warnings(config: Config) -> list[str]:
     ]
 
 
-def _usages(config: Config, change: PageChange, date: str) -> list[Usage]:
+def page_usages(config: Config, change: PageChange, date: str) -> list[Usage]:
     """A page's usages to send: its additions, then its removals."""
     s = config.usage
     web = WebPage(page=change.url, page_name=change.title or change.url)
@@ -232,7 +233,7 @@ async def report_usage(
     changed = {change.url for change in changes}
     unchanged = sum(url not in changed for url in manifest.pages)
     date = (today or dt.date.today()).isoformat()
-    plan = [(change, _usages(config, change, date)) for change in changes]
+    plan = [(change, page_usages(config, change, date)) for change in changes]
     as_bool = config.usage.removed_as_bool
     done = {"unchanged": unchanged, "warnings": tuple(warnings)}
     if dry_run:

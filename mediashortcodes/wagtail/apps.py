@@ -19,6 +19,7 @@ class MediaShortcodesConfig(AppConfig):
     name = "mediashortcodes.wagtail"
     label = "mediashortcodes"
     verbose_name = "Media shortcodes"
+    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         # Django's own receiver rebuilds the template engines when settings change; it is
@@ -28,6 +29,9 @@ class MediaShortcodesConfig(AppConfig):
 
         setting_changed.connect(_settings_changed, dispatch_uid="mediashortcodes.wagtail")
         rendering.install()
+        from . import publishing  # the models are ready now
+
+        publishing.connect()
 
 
 def _settings_changed(*, setting: str, **kwargs: Any) -> None:
@@ -35,3 +39,6 @@ def _settings_changed(*, setting: str, **kwargs: Any) -> None:
         rendering.reset()
     if setting in _ENGINE_SETTINGS:
         rendering.install()
+        from . import publishing  # the models are ready now
+
+        publishing.connect()

@@ -195,6 +195,22 @@ class LiveRenderer:
         for published in outcome.published():
             publish(self.cache, published.stored, folder / published.name)
 
+    def call(self, work: Callable[[AsyncClient], Awaitable[T]]) -> T:
+        """``work`` with the service client, on this renderer's loop: its access token and
+        its outage cool-down (usage reports on publish use it)."""
+        owner = object()
+
+        async def run() -> T:
+            try:
+                if (error := self._breaker.blocked(owner)) is not None:
+                    raise error
+                client = await self._lazy_connect()
+                return await work(cast("AsyncClient", GuardedClient(client, self._breaker, owner)))
+            finally:
+                self._breaker.release(owner)
+
+        return self._thread().run(run())
+
     def _publish_click_script(self) -> None:
         name, data = self.renderer.click_script
         target = self.publication.folder() / name

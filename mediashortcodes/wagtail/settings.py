@@ -22,6 +22,7 @@ from ..usage.manifest import page_url
 from .live import Publication
 
 SETTING = "MEDIASHORTCODES"
+REPORT_ON_PUBLISH = "report_on_publish"
 
 __all__ = ["SETTING", "IntegrationSettings", "read_settings"]
 
@@ -34,6 +35,8 @@ class IntegrationSettings:
     base_url_set: bool
     media_root: str
     media_url: str
+    # Report each page's files when it is published (publishing.py), not from an export.
+    report_on_publish: bool = False
 
     def live_publication(self) -> Publication:
         """Where a live request stores downloaded images: under MEDIA_ROOT, served at MEDIA_URL."""
@@ -71,12 +74,22 @@ def read_settings(settings: Any = None) -> IntegrationSettings:
     base_dir = getattr(settings, "BASE_DIR", None)
     root = Path(base_dir) if base_dir else Path.cwd()
     value = getattr(settings, SETTING, None)
+    on_publish = False
+    if isinstance(value, Mapping) and REPORT_ON_PUBLISH in value:
+        on_publish = value[REPORT_ON_PUBLISH]
+        if not isinstance(on_publish, bool):
+            raise ConfigError(
+                f"settings.{SETTING}['{REPORT_ON_PUBLISH}'] must be True or False, "
+                f"got {on_publish!r}"
+            )
+        value = {k: v for k, v in value.items() if k != REPORT_ON_PUBLISH}
     config, base_url_set = _config(value, root)
     return IntegrationSettings(
         config=config,
         base_url_set=base_url_set,
         media_root=str(getattr(settings, "MEDIA_ROOT", "") or ""),
         media_url=str(getattr(settings, "MEDIA_URL", "") or ""),
+        report_on_publish=on_publish,
     )
 
 

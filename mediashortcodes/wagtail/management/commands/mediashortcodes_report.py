@@ -1,5 +1,6 @@
 """``python manage.py mediashortcodes_report [--dry-run] [--all]``: tell the service which
-exported page uses which files, and which it stopped using.
+exported page uses which files, and which it stopped using. ``--pending`` instead sends what
+publishing could not (``report_on_publish``, see ``publishing.py``).
 
 Reads ``BUILD_DIR/media-usage.json`` (written by ``manage.py build``) and reports it exactly
 as ``mediashortcodes report`` does: the diff against the durable state, page by page.
@@ -15,7 +16,14 @@ from typing import Any
 from django.conf import settings as django_settings
 from django.core.management.base import BaseCommand, CommandError
 
-from ....errors import EXIT_CONFIG, EXIT_PROBLEMS, ConfigError, MediaShortcodesError, exit_code_for
+from ....errors import (
+    EXIT_CONFIG,
+    EXIT_PROBLEMS,
+    EXIT_SERVICE,
+    ConfigError,
+    MediaShortcodesError,
+    exit_code_for,
+)
 from ....usage.manifest import MANIFEST_NAME, Manifest
 from ....usage.reporting import USAGES_PATH, ReportResult, report_site, usage_warnings
 from ...settings import read_settings
@@ -37,10 +45,17 @@ class Command(BaseCommand):
             "--all", dest="send_all", action="store_true", help="Send every page's files again."
         )
         parser.add_argument(
+            "--pending",
+            action="store_true",
+            help="Send the usage that publishing could not send (report_on_publish).",
+        )
+        parser.add_argument(
             "--build-dir", default="", help="The export to report (default: settings.BUILD_DIR)."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["pending"]:
+            return self._pending()
         try:
             config = read_settings().config
             manifest = Manifest.load(_manifest_path(options["build_dir"]))
@@ -55,6 +70,24 @@ class Command(BaseCommand):
         except MediaShortcodesError as exc:
             raise CommandError(str(exc), returncode=exit_code_for(exc)) from None
         self._print(result)
+
+    def _pending(self) -> None:
+        from ...publishing import send_pending
+
+        result = send_pending()
+        for line in result.sent:
+            self.stdout.write(f"sent {line}")
+        self.stdout.write(f"{len(result.sent)} usage reports sent")
+        if result.unreachable is not None:
+            raise CommandError(
+                f"{result.unreachable}; the rest stays pending: run this again later",
+                returncode=EXIT_SERVICE,
+            )
+        if result.failed:
+            raise CommandError(
+                "failed (kept pending):\n" + "\n".join(f"  {f}" for f in result.failed),
+                returncode=EXIT_PROBLEMS,
+            )
 
     def _print(self, result: ReportResult) -> None:
         for warning in result.warnings:
