@@ -4,6 +4,7 @@
     python benchmarks/hugo.py --large none           # W1 only
     python benchmarks/hugo.py --tree before=/work/main       # and a second tree, same run
     python benchmarks/hugo.py --n 20 --k 12 --rounds 1 --latency-ms 0 --large none  # smoke
+    python benchmarks/hugo.py --mode finish --large none  # Hugo + `finish` against GetRemote
 
 One sandbox (``mediashortcodes sandbox --synthetic K --latency-ms L``, real sockets on
 127.0.0.1) serves every build. Hugo builds the site as Hugo content, each shortcode a
@@ -27,6 +28,10 @@ the same for the large size (``--large N:K``, default 10000:3000). The figures a
 over the rounds, with the peak memory of the build's whole process tree (its RSS summed
 over the build and its worker processes, sampled from /proc every 50 ms); the sandbox
 counts each build's requests. The last line is one JSON object.
+
+``--mode finish``: instead of ``build``, this tree's figures are Hugo building the same site
+with the shortcodes left as written (``<% media_image ... %>`` in the Markdown and the
+layout, no partial) followed by ``mediashortcodes finish`` over its output, both timed.
 """
 
 from __future__ import annotations
@@ -74,7 +79,14 @@ SHORTCODE = re.compile(r"<% (media_image|media_video) (.*?) %>")
 KINDS = ("cold", "warm", "warm_one_edit", "warm_layout_edit")
 # The page whose body the one-page edit changes, and the layouts the layout edit changes.
 EDITED_PAGE = Path("content") / "section-000" / "page-00000.md"
-LAYOUTS = (Path("site/templates/page.html"), Path("hugo-site/layouts/_default/single.html"))
+LAYOUTS = (
+    Path("site/templates/page.html"),
+    Path("hugo-site/layouts/_default/single.html"),
+    Path("hugo-plain/layouts/_default/single.html"),
+)
+# The Hugo layout's one shortcode (a partial call), as the plain site writes it.
+LAYOUT_PARTIAL = re.compile(r'\{\{ partial "media_image\.html" .*?\}\}', re.S)
+PLAIN_LOGO = '<% media_image 1 thumb alt="Logo" %>'
 
 # The Hugo site's configuration, layout, partials and shortcodes (the content is written).
 HUGO_SITE = HERE / "hugo_site"
@@ -113,16 +125,35 @@ def write_hugo_site(site: Path, root: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+def write_plain_hugo_site(site: Path, root: Path) -> None:
+    """The generated site as a Hugo site whose shortcodes stay as written, for ``finish``:
+    the content as is, the layout's partial call as a shortcode, the site's config beside."""
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "layouts" / "_default").mkdir(parents=True)
+    shutil.copy(HUGO_SITE / "hugo.toml", root / "hugo.toml")
+    shutil.copy(site / "mediashortcodes.toml", root / "mediashortcodes.toml")
+    layout = (HUGO_SITE / "layouts" / "_default" / "single.html").read_text("utf-8")
+    (root / "layouts" / "_default" / "single.html").write_text(
+        LAYOUT_PARTIAL.sub(PLAIN_LOGO, layout), "utf-8"
+    )
+    shutil.copytree(site / "content", root / "content")
+
+
 def edit(workdir: Path, kind: str, number: int) -> None:
     """The same edit in both sites before the ``kind`` builds of round ``number``: a
     sentence added to one page's body, or to the layout's footer (every page changes)."""
     if kind == "warm_one_edit":
-        for site in ("site", "hugo-site"):
+        for site in ("site", "hugo-site", "hugo-plain"):
             page = workdir / site / EDITED_PAGE
+            if not page.exists():
+                continue
             text = page.read_text("utf-8")
             page.write_text(f"{text.rstrip()}\n\nEdited in round {number + 1}.\n", "utf-8")
     elif kind == "warm_layout_edit":
         for layout in LAYOUTS:
+            if not (workdir / layout).exists():
+                continue
             text = (workdir / layout).read_text("utf-8")
             (workdir / layout).write_text(
                 text.replace("</footer>", f" · edit {number + 1}</footer>", 1), "utf-8"
@@ -149,6 +180,7 @@ class Tool:
     path: Path | None = None  # a tree's folder; None for Hugo
     args: tuple[str, ...] = ()  # more arguments of `build` (--no-memo)
     memo: bool = False  # the tree has the page memo and this tool uses it
+    finish: bool = False  # Hugo then `mediashortcodes finish` (--mode finish)
     builds: dict[str, list[dict[str, float]]] = field(
         default_factory=lambda: {kind: [] for kind in KINDS}
     )
@@ -221,14 +253,9 @@ class Bench:
                 "HUGO_RESOURCEDIR": str(cache / "resources"),
             }
         else:
-            args = [
-                sys.executable,
-                "-P",
-                "-m",
-                "mediashortcodes",
-                "build",
-                str(self.workdir / "site"),
-            ]
+            site = self.workdir / ("hugo-plain" if tool.finish else "site")
+            command = "finish" if tool.finish else "build"
+            args = [sys.executable, "-P", "-m", "mediashortcodes", command, str(site)]
             args += ["--output", str(out), "-q", *tool.args]
             env = {
                 **_clean_env(),
@@ -240,7 +267,16 @@ class Bench:
                 "PYTHONPYCACHEPREFIX": str(self.workdir / "pycache"),
             }
             env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if tool.finish:  # Hugo writes the pages first; then finish
+            hugo = [self.hugo, "--source", str(site), "--quiet", "--destination", str(out)]
+            first = timed([*hugo, "--cacheDir", str(cache)], _clean_env(), "the plain Hugo build")
         figures = timed(args, env, f"the {kind} build of {tool.name}")
+        if tool.finish:
+            figures = {
+                "s": first["s"] + figures["s"],
+                "cpu_s": first["cpu_s"] + figures["cpu_s"],
+                "peak_rss_all_mb": max(first["peak_rss_all_mb"], figures["peak_rss_all_mb"]),
+            }
         figures["requests"] = sum(int(n) for n in self.sandbox.stats().values())
         return figures
 
@@ -262,6 +298,8 @@ def measure(
     print(f"generating {n} pages over {k} images in {workdir}", file=log, flush=True)
     generate(workdir / "site", n=n, k=k)
     write_hugo_site(workdir / "site", workdir / "hugo-site")
+    if any(tool.finish for tool in tools):
+        write_plain_hugo_site(workdir / "site", workdir / "hugo-plain")
     with SandboxProcess(latency_ms=latency_ms, k=k, log=workdir / "sandbox.log") as sandbox:
         bench = Bench(workdir, sandbox, hugo, secrets.token_hex(32))
         # The sandbox draws each variant once, on its first download: prime it (not counted).
@@ -331,6 +369,7 @@ def summarise(tools: list[Tool], *, n: int, k: int, latency_ms: float) -> dict[s
         "latency_ms": latency_ms,
         "rounds": len(hugo.builds["cold"]),
         "memo": this["memo"],
+        "mode": "finish" if trees[0].finish else "build",
         **hugo_figures,
     }
     for kind in KINDS:
@@ -345,7 +384,8 @@ def table(f: dict[str, Any]) -> str:
     lines = [
         f"side by side with Hugo: {f['n']} pages, {f['k']} images, latency "
         f"{f['latency_ms']:g} ms, medians of {f['rounds']} interleaved round(s); "
-        f"memo {'on' if f['memo'] else 'absent'} in this tree",
+        f"memo {'on' if f['memo'] else 'absent'} in this tree"
+        + ("; trees: Hugo, then `finish`" if f.get("mode") == "finish" else ""),
         "",
         f"{'tool':<14}{'cold s':>9}{'warm s':>9}{'1 edit s':>10}{'layout s':>10}"
         f"{'cold/H':>8}{'warm/H':>8}{'edit/H':>8}{'lay/H':>8}{'peak MB':>9}{'requests':>13}",
@@ -385,9 +425,12 @@ def parse_size(text: str) -> tuple[int, int] | None:
     return int(n), int(k)
 
 
-def make_tools(trees: dict[str, Path], no_memo_too: bool) -> list[Tool]:
-    """Hugo, then each tree (with its memo, if it has one), then ``this`` without it."""
+def make_tools(trees: dict[str, Path], no_memo_too: bool, mode: str = "build") -> list[Tool]:
+    """Hugo, then each tree (with its memo, if it has one), then ``this`` without it; in
+    ``finish`` mode Hugo, then Hugo with each tree's ``finish``."""
     tools = [Tool("hugo")]
+    if mode == "finish":
+        return tools + [Tool(name, path, finish=True) for name, path in trees.items()]
     for name, path in trees.items():
         memo = has_memo(path)
         tools.append(Tool(name, path, memo=memo))
@@ -421,6 +464,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=PATH",
         help="also build with the mediashortcodes in PATH (repeatable; this checkout is 'this')",
     )
+    parser.add_argument(
+        "--mode",
+        choices=("build", "finish"),
+        default="build",
+        help="finish: each tree's figures are Hugo then `mediashortcodes finish`",
+    )
     parser.add_argument("--hugo", default=HUGO, help="the hugo command (default: hugo)")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the sites here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
@@ -442,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with working_directory(args.workdir, args.keep) as workdir:
             for n, k, rounds in sizes:
-                tools = make_tools(trees, args.no_memo_too)
+                tools = make_tools(trees, args.no_memo_too, args.mode)
                 measure(
                     workdir / f"n{n}", tools, n=n, k=k, latency_ms=args.latency_ms,
                     rounds=rounds, hugo=hugo, keep=args.keep,

@@ -217,18 +217,22 @@ def test_side_by_side_with_hugo_reports_both_trees_and_warm_builds_make_no_reque
 def test_the_edits_change_the_same_page_and_both_layouts(tmp_path: Path) -> None:
     generate(tmp_path / "site", n=3, k=12)
     hugo.write_hugo_site(tmp_path / "site", tmp_path / "hugo-site")
+    hugo.write_plain_hugo_site(tmp_path / "site", tmp_path / "hugo-plain")  # --mode finish
     before = {p: p.read_text() for p in tmp_path.rglob("*") if p.is_file()}
     hugo.edit(tmp_path, "warm_one_edit", 0)
     changed = {p for p in before if p.read_text() != before[p]}
     assert changed == {
         tmp_path / "site" / hugo.EDITED_PAGE,
         tmp_path / "hugo-site" / hugo.EDITED_PAGE,
+        tmp_path / "hugo-plain" / hugo.EDITED_PAGE,
     }
     assert all(p.read_text().endswith("Edited in round 1.\n") for p in changed)
     hugo.edit(tmp_path, "warm_layout_edit", 1)
     layouts = {tmp_path / layout for layout in hugo.LAYOUTS}
     assert {p for p in before if p.read_text() != before[p]} == changed | layouts
     assert all("edit 2</footer>" in p.read_text() for p in layouts)
+    plain = (tmp_path / "hugo-plain" / "layouts" / "_default" / "single.html").read_text()
+    assert hugo.PLAIN_LOGO in plain and "partial" not in plain
 
 
 def test_a_tree_has_the_memo_when_its_build_offers_no_memo(tmp_path: Path) -> None:

@@ -65,6 +65,7 @@ def commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
 # Every command that reads a site, and so takes SITE; the others read none.
 READS_A_SITE = [
     *("build", "report", "check", "serve", "pick", "cache info", "cache clear", "cache verify"),
+    "finish",
     *("folders", "files", "search", "formats", "download"),
 ]
 

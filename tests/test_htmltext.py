@@ -54,6 +54,39 @@ def test_escaped_openings_are_found_in_text_only():
     assert escaped_openings(html) == [0, 31]
 
 
+# What the generators' typographers write (Hugo's Goldmark, Jekyll's kramdown, markdown-it
+# with typographer on), each built from: alt="A -- meadow... it's x" caption='Dawn'
+TYPOGRAPHERS = {
+    "goldmark": "&lt;% media_image 102 alt=&ldquo;A &ndash; meadow&hellip; it&rsquo;s x&rdquo; "
+    "caption=&lsquo;Dawn&rsquo; %&gt;",
+    "kramdown": "&lt;% media_image 102 alt=\u201dA \u2013 meadow\u2026 it\u2019s x\u201d "
+    "caption=\u2019Dawn\u2019 %&gt;",
+    "numeric": "&lt;% media_image 102 alt=&#8220;A &#8211; meadow&#8230; it&#8217;s x&#8221; "
+    "caption=&#x2018;Dawn&#x2019; %&gt;",
+}
+
+
+def test_typographic_quotes_dashes_and_ellipses_read_as_the_author_wrote_them():
+    for name, text in TYPOGRAPHERS.items():
+        html = f"<p>Text {text} inside.</p>"
+        (found,) = find_in_html(html, "page.html", typographic=True)
+        assert found.shortcode is not None, (name, found.problems)
+        assert found.shortcode.option("alt") == "A -- meadow... it\u2019s x", name
+        assert found.shortcode.option("caption") == "Dawn", name
+        assert html[found.start : found.end] == text, name
+
+
+def test_typographic_characters_outside_shortcodes_stay():
+    html = "<p>\u201cQuoted\u201d \u2013 text\u2026</p>"
+    assert list(find_in_html(html, "page.html", typographic=True)) == []
+    assert texts(html) == ["\u201cQuoted\u201d \u2013 text\u2026"]
+
+
+def test_a_shortcode_in_the_title_is_not_text():
+    html = "<title>A &lt;% media_image 9 %&gt;</title><p>&lt;% media_image 1 %&gt;</p>"
+    assert [f.shortcode.file_id for f in find_in_html(html, "p") if f.shortcode] == [1]
+
+
 def test_splice_replaces_ranges_in_order():
     assert splice("abcdef", [(0, 1, "X"), (3, 5, "")]) == "Xbcf"
 

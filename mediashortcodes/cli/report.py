@@ -42,7 +42,8 @@ def run_report(config: Config, *, outcome: Outcome | None = None, **options: Any
 
 
 def site_config(site: Path) -> tuple[Config, Path | None]:
-    """The config of SITE (MkDocs, Zensical, Pelican or built-in) and where it is built."""
+    """The config of SITE (MkDocs, Zensical, Pelican, a generator's or built-in) and where
+    it is built."""
     from ..mkdocs.project import find_project
 
     project = find_project(site) if site.is_dir() else None
@@ -54,7 +55,11 @@ def site_config(site: Path) -> tuple[Config, Path | None]:
         found = project_config(site)
         if found is not None:
             return found
-    return config_module.load(site), None
+    from ..generators.detect import detect
+
+    generator = detect(site) if site.is_dir() else None  # Hugo, Eleventy, Jekyll: their output
+    built = site / generator.output if generator is not None and generator.name else None
+    return config_module.load(site), built
 
 
 @cli.command("report", short_help="Report which page uses which file to the service.")

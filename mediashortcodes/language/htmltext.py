@@ -3,6 +3,8 @@
 In an attribute, a comment or a ``pre``/``code``/``script``/``style``/``textarea`` element a
 shortcode is left alone (expanding it would break the markup, or expand what the author
 quoted). Rich-text editors save shortcodes HTML-escaped; ``escaped=True`` finds those too.
+A generator's typographer (Goldmark, kramdown, markdown-it's) makes a shortcode's quotes
+curly and its ``--``/``...`` dashes and ellipses; ``typographic=True`` reads them back.
 """
 
 from __future__ import annotations
@@ -27,13 +29,20 @@ __all__ = [
     "text_ranges",
 ]
 
-SKIPPED_ELEMENTS = ("pre", "code", "script", "style", "textarea")
+SKIPPED_ELEMENTS = ("pre", "code", "script", "style", "textarea", "title")
 
 # A tag: its attributes may hold '>' inside quotes. Alternatives start with distinct
 # characters, so matching stays linear.
 HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
 _LT = re.compile("<%?")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+# Inside a shortcode: a typographer's characters back to what the author typed; a curly
+# single quote between two letters or digits is an apostrophe, and stays.
+_TYPOGRAPHIC = re.compile(
+    "[\u201c\u201d\u2013\u2014\u2026]|(?<!\\w)[\u2018\u2019]|[\u2018\u2019](?!\\w)"
+)
+_TYPED = {"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2013": "--"}
+_TYPED |= {"\u2014": "---", "\u2026": "..."}
 _ESCAPED_OPENING = re.compile(r"\\(?=<%|&lt;%|&#0*60;%|&#[xX]0*3[cC];%)", re.IGNORECASE)
 
 
@@ -96,15 +105,22 @@ def element_end(html: str, name: str, pos: int) -> int:
 
 
 def find_in_html(
-    html: str, path: str, locate: Locate | None = None, *, escaped: bool = True
+    html: str,
+    path: str,
+    locate: Locate | None = None,
+    *,
+    escaped: bool = True,
+    typographic: bool = False,
 ) -> Iterator[Found]:
     """Every shortcode in the text of ``html``; offsets are into ``html``."""
     locate = locate or LineIndex(html)
     for start, end in text_ranges(html):
-        if not escaped or "&" not in html[start:end]:
+        if not (escaped and "&" in html[start:end]) and not typographic:
             yield from scan(html, path, locate, start, end)
             continue
-        text, offsets = _unescape(html, start, end)
+        text, offsets = _unescape(html, start, end) if escaped else _kept(html, start, end)
+        if typographic:
+            text, offsets = _straightened(text, offsets)
         for found in scan(text, path, lambda i, o=offsets: locate(o[i])):
             yield replace(found, start=offsets[found.start], end=offsets[found.end])
 
@@ -125,6 +141,31 @@ def _unescape(html: str, start: int, end: int) -> tuple[str, list[int]]:
     offsets.extend(range(pos, end))
     offsets.append(end)
     return "".join(out), offsets
+
+
+def _kept(html: str, start: int, end: int) -> tuple[str, list[int]]:
+    return html[start:end], [*range(start, end + 1)]
+
+
+def _straightened(text: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """``text`` with the typographer's characters inside each shortcode made plain again."""
+    out: list[str] = []
+    kept: list[int] = []
+    pos = 0
+    for opening in _LT.finditer(text):
+        i = opening.start()
+        if i < pos or not is_opening(text, i) or (stop := find_end(text, i)) is None:
+            continue
+        for char in _TYPOGRAPHIC.finditer(text, i, stop):
+            out.append(text[pos : char.start()])
+            kept.extend(offsets[pos : char.start()])
+            typed = _TYPED[char.group()]
+            out.append(typed)
+            kept.extend([offsets[char.start()]] * len(typed))
+            pos = char.end()
+    out.append(text[pos:])
+    kept.extend(offsets[pos:])
+    return "".join(out), kept
 
 
 def escaped_openings(html: str) -> list[int]:
