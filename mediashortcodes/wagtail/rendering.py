@@ -14,12 +14,22 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
-from ..language import ShortcodeRenderer
+from markupsafe import Markup
+
+from ..language import Found, Location, ShortcodeRenderer, build, html_for
 from .live import LiveRenderer
 from .settings import read_settings
 
-__all__ = ["current_renderer", "install", "live_renderer", "rendering_with", "reset"]
+__all__ = [
+    "current_renderer",
+    "install",
+    "live_renderer",
+    "render_built",
+    "rendering_with",
+    "reset",
+]
 
 _bound: ContextVar[ShortcodeRenderer | None] = ContextVar("mediashortcodes_bound", default=None)
 _live: LiveRenderer | None = None
@@ -30,6 +40,15 @@ def current_renderer() -> ShortcodeRenderer:
     """The renderer for the template being rendered now (the engines' factory)."""
     bound = _bound.get()
     return bound if bound is not None else live_renderer()
+
+
+def render_built(
+    name: str, file_id: object, format: object, options: Any, location: Location
+) -> Markup:
+    """A shortcode from values (Django tags, blocks, rich-text embeds) as HTML: the Jinja
+    functions' path (``build``, then the current renderer), so all render the same."""
+    shortcode, problems = build(name, file_id, format, options, location)
+    return Markup(html_for(current_renderer(), Found(0, 0, "", shortcode, tuple(problems))))
 
 
 @contextmanager

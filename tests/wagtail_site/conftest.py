@@ -120,7 +120,7 @@ def pages(sandbox_server: Any) -> Iterator[dict[str, Any]]:
             slug="harbour",
             hero_id=110,
             video_id=201,
-            body="<p>&lt;% media_image 109 alt=&quot;A lighthouse&quot; %&gt;</p>",
+            intro="<p>&lt;% media_image 109 alt=&quot;A lighthouse&quot; %&gt;</p>",
             stream=[("text", "<p>&lt;% media_video 202 embed=script %&gt;</p>")],
         )
     )
@@ -131,7 +131,7 @@ def pages(sandbox_server: Any) -> Iterator[dict[str, Any]]:
     )
     draft = home.add_child(
         instance=ArticlePage(
-            title="Draft", slug="draft", live=False, body="<p>&lt;% media_image 999999 %&gt;</p>"
+            title="Draft", slug="draft", live=False, intro="<p>&lt;% media_image 999999 %&gt;</p>"
         )
     )
     with pytest.MonkeyPatch.context() as patch:

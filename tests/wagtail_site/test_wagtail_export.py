@@ -102,7 +102,7 @@ def test_a_missing_file_fails_the_export_before_any_page_is_written(
 ) -> None:
     pages["home"].add_child(
         instance=ArticlePage(
-            title="Gone", slug="gone", body="<p>&lt;% media_image 999999 %&gt;</p>"
+            title="Gone", slug="gone", intro="<p>&lt;% media_image 999999 %&gt;</p>"
         )
     )
     with pytest.raises(CommandError) as raised:
@@ -137,7 +137,7 @@ def test_a_malformed_shortcode_fails_the_export(
 ) -> None:
     pages["home"].add_child(
         instance=ArticlePage(
-            title="Typo", slug="typo", body="<p>&lt;% media_image 101 colour=red %&gt;</p>"
+            title="Typo", slug="typo", intro="<p>&lt;% media_image 101 colour=red %&gt;</p>"
         )
     )
     with pytest.raises(CommandError, match=r"colour.* \(rendering /typo/\)"):
@@ -250,7 +250,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def add_article(pages: dict[str, Any], slug: str, body: str) -> None:
-    pages["home"].add_child(instance=ArticlePage(title=slug.title(), slug=slug, body=body))
+    pages["home"].add_child(instance=ArticlePage(title=slug.title(), slug=slug, intro=body))
 
 
 def test_a_failed_export_leaves_the_previous_export_whole(

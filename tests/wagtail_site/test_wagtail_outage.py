@@ -37,7 +37,7 @@ def test_a_page_during_an_outage_asks_once_and_the_next_views_ask_nothing(
 ) -> None:
     body = "".join(f"<p>&lt;% media_image {i} %&gt;</p>" for i in IDS)
     pages["home"].add_child(
-        instance=ArticlePage(title="Outage", slug="outage", hero_id=IDS[0], body=body)
+        instance=ArticlePage(title="Outage", slug="outage", hero_id=IDS[0], intro=body)
     )
     sandbox.fail(503)
     html = get("/outage/")

@@ -66,7 +66,7 @@ def test_preview_shows_a_placeholder_for_a_missing_file(pages: dict[str, Any]) -
 def test_a_live_page_with_a_missing_file_still_renders(pages: dict[str, Any]) -> None:
     pages["home"].add_child(
         instance=ArticlePage(
-            title="Gone", slug="gone", body="<p>&lt;% media_image 301 %&gt; and text</p>"
+            title="Gone", slug="gone", intro="<p>&lt;% media_image 301 %&gt; and text</p>"
         )
     )
     html = get("/gone/")
@@ -78,7 +78,7 @@ def test_a_malformed_shortcode_in_rich_text_is_pointed_out_in_preview(
     pages: dict[str, Any],
 ) -> None:
     page = ArticlePage(
-        title="Typo", slug="typo", body="<p>&lt;% media_image 101 colour=red %&gt;</p>"
+        title="Typo", slug="typo", intro="<p>&lt;% media_image 101 colour=red %&gt;</p>"
     )
     pages["home"].add_child(instance=page)
     html = page.make_preview_request().content.decode()
@@ -90,7 +90,7 @@ def test_a_service_that_fails_shows_placeholders_not_an_error_page(
     pages: dict[str, Any], sandbox: Any
 ) -> None:
     pages["home"].add_child(
-        instance=ArticlePage(title="Down", slug="down", hero_id=119, body="<p>still here</p>")
+        instance=ArticlePage(title="Down", slug="down", hero_id=119, intro="<p>still here</p>")
     )
     sandbox.fail(503)
     html = get("/down/")
