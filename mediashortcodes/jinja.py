@@ -27,7 +27,7 @@ import math
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
 from types import FrameType
 from typing import Any
@@ -265,13 +265,19 @@ def media_shortcodes(context: Context, value: Any, path: str | None = None) -> M
         html = str(value)
     else:
         html = str(escape(value))
+    if path is None and "%" in html:
+        path = f"<html in {_caller(context)[0]}>"
+    return shortcodes_in_html(html, path or "", partial(renderer_for, context))
+
+
+def shortcodes_in_html(html: str, path: str, renderer: Callable[[], ShortcodeRenderer]) -> Markup:
+    """``html`` with its shortcodes rendered by ``renderer()`` (asked only when there is one):
+    the filter's work, shared with Django's ``media_shortcodes``."""
     if "%" not in html:
         return Markup(html)
-    if path is None:
-        path = f"<html in {_caller(context)[0]}>"
     founds = list(htmltext.find_in_html(html, path, escaped=True))
     replacements = [(i, i + 1, "") for i in htmltext.escaped_openings(html)]
     if founds:
-        renderer = renderer_for(context)
-        replacements += [(f.start, f.end, html_for(renderer, f)) for f in founds]
+        chosen = renderer()
+        replacements += [(f.start, f.end, html_for(chosen, f)) for f in founds]
     return Markup(htmltext.splice(html, sorted(replacements)))

@@ -1,7 +1,7 @@
-"""The rich-text feature ``media`` in Draftail: the toolbar button (``draftail.js``) opens
-the admin chooser and inserts an atomic ``MEDIA`` entity, stored as
-``<embed embedtype="media_image" id="101" format="thumb"/>`` (or ``media_video``). Rendering
-those embeds on pages is ``richtext.py``'s job; this module only converts them for the editor.
+"""The rich-text feature ``media`` in Draftail, the editor's side: the toolbar button
+(``draftail.js``) opens the admin chooser and inserts an atomic ``MEDIA`` entity whose data
+are the embed's attributes (``embedtype`` ``media_image`` or ``media_video``, ``id``);
+``richtext.py`` converts it to and from the stored ``<embed .../>`` and renders it.
 """
 
 from __future__ import annotations
@@ -9,52 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from draftjs_exporter.dom import DOM
-from wagtail.admin.rich_text.converters.contentstate_models import Entity
-from wagtail.admin.rich_text.converters.html_to_contentstate import (
-    AtomicBlockEntityElementHandler,
-)
 from wagtail.admin.rich_text.editors.draftail import features as draftail_features
 from wagtail.admin.staticfiles import versioned_static
 
+from .richtext import ENTITY, FEATURE
 from .widgets import CHOOSER_CSS, CHOOSER_JS
 
-FEATURE = "media"
-ENTITY = "MEDIA"
-EMBED_TYPES = {"image": "media_image", "video": "media_video"}
 
-
-class MediaEmbedHandler(AtomicBlockEntityElementHandler):  # type: ignore[misc]
-    """``<embed embedtype="media_image|media_video" ...>`` from the database -> an entity.
-    The editor shows the id and the preview; no service call while the editor loads."""
-
-    def create_entity(self, name: str, attrs: dict[str, str], state: Any, contentstate: Any) -> Any:
-        kind = "video" if attrs.get("embedtype") == EMBED_TYPES["video"] else "image"
-        file_id = attrs.get("id", "")
-        preview = (
-            reverse("mediashortcodes_chooser:preview", args=[int(file_id), "thumb"])
-            if file_id.isdigit()
-            else ""
-        )
-        data = {"id": file_id, "kind": kind, "format": attrs.get("format", ""), "preview": preview}
-        return Entity(ENTITY, "IMMUTABLE", data)
-
-
-def media_entity(props: dict[str, Any]) -> Any:
-    """The entity -> the stored embed (only what the shortcode needs: id and format)."""
-    kind = "video" if props.get("kind") == "video" else "image"
-    attrs = {"embedtype": EMBED_TYPES[kind], "id": props.get("id")}
-    if props.get("format") and kind == "image":
-        attrs["format"] = props["format"]
-    return DOM.create_element("embed", attrs)
-
-
-def register_media_feature(features: Any) -> None:
+def register_media_button(features: Any) -> None:
+    preview = reverse("mediashortcodes_chooser:preview", args=[0, "thumb"])
     control = {
         "type": ENTITY,
         "icon": "image",
         "description": "Media image or video",
         "chooserUrl": reverse("mediashortcodes_chooser:choose"),
+        "previewUrl": preview.replace("/0/", "/{id}/"),  # the editor shows a stored embed's
     }
     features.register_editor_plugin(
         "draftail",
@@ -68,15 +37,4 @@ def register_media_feature(features: Any) -> None:
             ],
             css={"all": [versioned_static(CHOOSER_CSS)]},
         ),
-    )
-    handler = MediaEmbedHandler()
-    features.register_converter_rule(
-        "contentstate",
-        FEATURE,
-        {
-            "from_database_format": {
-                f'embed[embedtype="{embedtype}"]': handler for embedtype in EMBED_TYPES.values()
-            },
-            "to_database_format": {"entity_decorators": {ENTITY: media_entity}},
-        },
     )

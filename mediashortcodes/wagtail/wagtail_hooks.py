@@ -1,4 +1,4 @@
-"""Wagtail hooks of the integration (Wagtail imports this module when the admin starts)."""
+"""Wagtail hooks of the integration (Wagtail imports this module at start-up)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,17 @@ from typing import Any
 from django.urls import include, path
 from wagtail import hooks
 
-# -- The editors' chooser and the rich-text feature "media" (issue 31, items 2 and 3) -------
+from . import richtext
+
+# -- rich text, server side: the media embeds and their Draftail conversion (richtext.py) ----
+
+
+@hooks.register("register_rich_text_features")
+def register_media_embeds(features: Any) -> None:
+    richtext.register(features)
+
+
+# -- The editors' chooser and the rich-text button of "media" (issue 31, items 2 and 3) -----
 
 
 @hooks.register("register_admin_urls")
@@ -18,7 +28,7 @@ def register_chooser_urls() -> list[Any]:
 
 
 @hooks.register("register_rich_text_features")
-def register_media_rich_text_feature(features: Any) -> None:
-    from .editor import register_media_feature
+def register_media_rich_text_button(features: Any) -> None:
+    from .editor import register_media_button
 
-    register_media_feature(features)
+    register_media_button(features)

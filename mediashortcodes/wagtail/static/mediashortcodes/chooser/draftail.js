@@ -23,7 +23,7 @@
         var content = props.editorState.getCurrentContent().createEntity(
           props.entityType.type,
           'IMMUTABLE',
-          { id: String(data.id), kind: data.kind, format: '', title: data.title, preview: data.preview },
+          { embedtype: 'media_' + data.kind, id: String(data.id) },
         );
         var entityKey = content.getLastCreatedEntityKey();
         var withContent = DraftJS.EditorState.set(props.editorState, { currentContent: content });
@@ -40,12 +40,14 @@
     var blockProps = props.blockProps || {};
     var entity = blockProps.entity;
     var data = entity ? entity.getData() : {};
-    var kind = data.kind === 'video' ? 'Video' : 'Image';
-    var label = kind + ' #' + data.id + (data.title ? ': ' + data.title : '') + (data.format ? ' (' + data.format + ')' : '');
+    var kind = data.embedtype === 'media_video' ? 'Video' : 'Image';
+    var template = blockProps.entityType && blockProps.entityType.previewUrl;
+    var preview = template && /^[0-9]+$/.test(data.id) ? template.replace('{id}', data.id) : '';
+    var label = kind + ' #' + data.id + (data.format ? ' (' + data.format + ')' : '');
     return h(
       'div',
-      { className: 'mediashortcodes-entity', 'data-mediashortcodes-entity': data.kind, contentEditable: false },
-      data.preview ? h('img', { src: data.preview, alt: '' }) : null,
+      { className: 'mediashortcodes-entity', 'data-mediashortcodes-entity': kind.toLowerCase(), contentEditable: false },
+      preview ? h('img', { src: preview, alt: '' }) : null,
       h('span', null, label),
       blockProps.onRemoveEntity
         ? h('button', { type: 'button', className: 'button button-small button-secondary', onClick: blockProps.onRemoveEntity }, 'Remove')
