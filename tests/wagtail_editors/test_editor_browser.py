@@ -1,6 +1,6 @@
-"""An editor at work (issue 31, item 6), in headless Chromium against the test project under ``manage.py
-runserver`` on 127.0.0.1 (started and stopped by its PID here) and the session's sandbox:
-log in, create an article, pick its hero by searching in the chooser, add a video block and
+"""An editor at work (issue 31, item 6), in headless Chromium against the test project
+under ``manage.py runserver`` on 127.0.0.1 (started and stopped by its PID here) and the
+session's sandbox: log in, create an article, pick its hero by searching in the chooser, add a video block and
 an image through the rich-text button, publish; the public page shows them."""
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.wagtail]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "images" / "wagtail-chooser.png"
 VIDEO_201 = "Xk7Pq2Lm"  # the sandbox video 201's mediaId
+SERVER_OPTIONS = ("--noreload", "--insecure")  # one process to stop; static files served
 SETTINGS = "wagtail_site.mediasite.runserver_settings"
 
 
@@ -90,8 +91,7 @@ def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
     home = int(_django(env, "shell", "-c", SETUP).strip().splitlines()[-1])
     log = (work / "runserver.log").open("wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "django", "runserver", f"127.0.0.1:{port}", "--noreload"]
-        + ["--insecure"],
+        [sys.executable, "-m", "django", "runserver", f"127.0.0.1:{port}", *SERVER_OPTIONS],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
