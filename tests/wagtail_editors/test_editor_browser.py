@@ -1,7 +1,8 @@
 """An editor at work (issue 31, item 6), in headless Chromium against the test project
 under ``manage.py runserver`` on 127.0.0.1 (started and stopped by its PID here) and the
-session's sandbox: log in, create an article, pick its hero by searching in the chooser, add a video block and
-an image through the rich-text button, publish; the public page shows them."""
+session's sandbox: log in, create an article, pick its hero by searching in the chooser,
+add a video block and an image through the rich-text button, publish; the public page
+shows them."""
 
 from __future__ import annotations
 
