@@ -242,15 +242,32 @@ class LiveRenderer:
                 self._loop = _LoopThread()
             return self._loop
 
-    async def _resolve(self, codes: list[Shortcode]) -> Resolution:
-        owner = object()  # this resolution, for the breaker
+    def with_service(self, work: Callable[[Connect], Awaitable[T]]) -> T:
+        """Run ``work(connect)`` on this renderer's loop, where ``await connect()`` gives
+        its client behind its outage breaker (the admin chooser browses through this, with
+        ``self.cache``, which only this loop touches while resolving)."""
 
+        async def run() -> T:
+            owner = object()
+            try:
+                return await work(self._guarded_connect(owner))
+            finally:
+                self._breaker.release(owner)
+
+        return self._thread().run(run())
+
+    def _guarded_connect(self, owner: object) -> Connect:
         async def connect() -> AsyncClient:
             if (error := self._breaker.blocked(owner)) is not None:
                 raise error
             client = await self._lazy_connect()
             return cast("AsyncClient", GuardedClient(client, self._breaker, owner))
 
+        return connect
+
+    async def _resolve(self, codes: list[Shortcode]) -> Resolution:
+        owner = object()  # this resolution, for the breaker
+        connect = self._guarded_connect(owner)
         try:
             return await self._resolve_with(codes, connect)
         except OUTAGES as exc:

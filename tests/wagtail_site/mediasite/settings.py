@@ -18,13 +18,26 @@ INSTALLED_APPS = [
     "bakery",
     "wagtail",
     "wagtail.search",
+    "wagtail.admin",
+    "wagtail.users",
+    "wagtail.images",
+    "wagtail.documents",
     "modelcluster",
     "taggit",
     "django.contrib.auth",
     "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
     "django.contrib.staticfiles",
 ]
-MIDDLEWARE: list[str] = []
+# The admin (the editors' chooser, issue 31): sessions, CSRF, log-in.
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
 
 TEMPLATES = [
     {
@@ -37,7 +50,17 @@ TEMPLATES = [
             ],
         },
     },
-    {"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True},
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    },
 ]
 
 STATIC_URL = "/static/"
