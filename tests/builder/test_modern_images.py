@@ -74,6 +74,12 @@ def test_formats_render_a_picture_with_a_source_per_format_and_the_same_widths(c
             assert (info.kind, info.width) == (kind, int(width))
 
 
+def test_jinja_media_image_takes_formats_as_a_list(cold):
+    _, html = cold
+    footer = re.search(r"<footer><picture><source type=\"image/webp\" srcset=\"([^\"]+)\"", html)
+    assert footer is not None and "-104-" in footer.group(1)
+
+
 def test_priority_is_eager_and_high_and_lazy_images_get_sizes_auto(cold):
     _, html = cold
     [hero] = tag(html, "img", 101)
