@@ -253,6 +253,20 @@ class Renderer:
             return img
         return self._render(FIGURE_TEMPLATE, {**context, "css_class": css_class, "img": img})
 
+    def preload(self, image: ResolvedImage) -> Markup:
+        """``<link rel="preload">`` of a priority image, in its best format (a browser that
+        cannot show that ``type`` skips it) with the same candidates and sizes."""
+        kind, srcset = (image.sources or [("", image.srcset)])[0]
+        return Markup('<link rel="preload" as="image" href="{}"{}{} fetchpriority="high">').format(
+            srcset[-1][0] if srcset else image.src,
+            Markup(' type="{}"').format(kind) if kind else "",
+            Markup(' imagesrcset="{}" imagesizes="{}"').format(
+                _srcset(srcset), image.sizes or "100vw"
+            )
+            if image.srcset
+            else "",
+        )
+
     def video(self, shortcode: Shortcode, video: ResolvedVideo | records.File) -> Markup:
         """The iframe or script embed of a video, or with ``load="click"`` the poster and
         button that insert it; refuses a missing or unsafe mediaId."""

@@ -29,7 +29,7 @@ from ..media.resolver import (
     published_files,
 )
 from ..usage.manifest import Manifest, page_url
-from .markers import DeferredRenderer, with_markers_replaced
+from .markers import HEAD, DeferredRenderer, with_markers_replaced
 from .pages import display_path
 from .template_problems import pages_named
 
@@ -295,7 +295,10 @@ class Resolved:
                     if isinstance(outcome, VideoOutcome):
                         text = renderer.video(sc, outcome.resolved(prefix))
                     else:
-                        text = renderer.image(sc, outcome.resolved(prefix))
+                        image = outcome.resolved(prefix)
+                        text = renderer.image(sc, image)
+                        if sc.option("priority") in ("true", "1"):  # preloaded from the head
+                            text = HEAD.join(("", renderer.preload(image), text))
                 except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
                     message = str(exc)
                     failed.append((sc, message, MEDIA))

@@ -74,6 +74,15 @@ def test_formats_render_a_picture_with_a_source_per_format_and_the_same_widths(c
             assert (info.kind, info.width) == (kind, int(width))
 
 
+def test_the_priority_images_are_preloaded_from_the_head(cold):
+    _, html = cold
+    head = html[: html.index("</head>")]
+    hero, footer = re.findall(r"<link rel=\"preload\" [^>]+>", head)
+    assert 'type="image/avif"' in hero and "-101-" in hero and 'imagesizes="100vw"' in hero
+    assert re.search(r'imagesrcset="[^"]+ 320w, ', hero) and 'fetchpriority="high"' in hero
+    assert 'type="image/webp"' in footer and "-104-" in footer
+
+
 def test_jinja_media_image_takes_formats_as_a_list(cold):
     _, html = cold
     footer = re.search(r"<footer><picture><source type=\"image/webp\" srcset=\"([^\"]+)\"", html)
