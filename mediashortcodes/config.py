@@ -88,7 +88,7 @@ class ImagesConfig:
     max_bytes: int = 50 * 1024 * 1024
     widths: tuple[int, ...] = ()  # srcset candidate widths of every image (docs/shortcodes.md)
     sizes: str = "100vw"
-    formats: tuple[str, ...] = ()  # extra encodings in <picture>, best first (docs/images.md)
+    formats: tuple[str, ...] = ()  # extra encodings in <picture>, best first (shortcodes.md)
     placeholder: str = "none"  # none | color | blur
     avif_quality: int = 50
     webp_quality: int = 75

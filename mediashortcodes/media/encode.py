@@ -4,11 +4,11 @@ Made at build time from the verified bytes of each published variant, in separat
 on every core, only when something is not in the cache yet. An encoding is kept like any
 variant, content-addressed (its key: the source's SHA-256, the format, the width, the
 quality and the Pillow and codec versions), so the shared tier carries it and a warm build
-encodes nothing. The choices (docs/images.md): an animated image is never re-encoded; a
-format whose encoding is not smaller than the service's file at some width is left out for
-that image (a ``<source>`` lists the same widths as the ``<img>``); the picture is turned
-upright by its EXIF orientation, its ICC profile kept, and no other metadata (EXIF, XMP,
-GPS) copied.
+encodes nothing. The choices (docs/shortcodes.md, "Modern formats"): an animated image is
+never re-encoded; a format whose encoding is not smaller than the service's file at some
+width is left out for that image (a ``<source>`` lists the same widths as the ``<img>``);
+the picture is turned upright by its EXIF orientation, its ICC profile kept, and no other
+metadata (EXIF, XMP, GPS) copied.
 """
 
 from __future__ import annotations
