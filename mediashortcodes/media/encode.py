@@ -201,7 +201,8 @@ async def _run(plan: _Plan) -> None:
         return
     loop = asyncio.get_running_loop()
     jobs = list(plan.jobs.values())
-    context = multiprocessing.get_context("forkserver")
+    # Spawned: no lock of this process's threads is copied, and their CPU is its children's.
+    context = multiprocessing.get_context("spawn")
     workers = min(os.cpu_count() or 1, len(jobs))
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         done = await asyncio.gather(*(loop.run_in_executor(pool, *_args(plan, j)) for j in jobs))
