@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import struct
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -77,7 +79,33 @@ def test_an_encoding_no_smaller_than_the_original_leaves_that_format_out(tmp_pat
     made = []
     for _build in (1, 2):
         resolution = Resolution([sc], [ImageOutcome(file, stored, "dot-1-original-aaaa.png")])
-        made.append(asyncio.run(encode.add_encodings(resolution, config, cache)))
+        made.append(asyncio.run(encode.add_encodings(resolution, config, cache, print)))
         [outcome] = resolution.results
         assert isinstance(outcome, ImageOutcome) and outcome.sources == ()
     assert made == [1, 0]
+
+
+def test_an_image_pillow_cannot_decode_is_a_warning_and_its_format_left_out(tmp_path: Path):
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    header = struct.pack(">IIBBBBB", 40, 40, 8, 0, 0, 0, 0)
+    broken = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", b"no zlib")
+        + chunk(b"IEND", b"")
+    )
+    cache = MediaCache(tmp_path / "cache", "test", ttl=60)
+    stored = cache.put_variant("variant:1", broken, ext="png", width=40, height=40)
+    sc = Shortcode("media_image", 1, None, (("formats", "webp"),), Location("p.md", 1, 1), "x")
+    image = ImageOutcome(File(id=1, name="Grey", filename="grey.png"), stored, "grey-1-a.png")
+    resolution = Resolution([sc], [image])
+    warnings: list[str] = []
+    asyncio.run(encode.add_encodings(resolution, Config(), cache, warnings.append))
+    [outcome] = resolution.results
+    assert isinstance(outcome, ImageOutcome) and outcome.sources == ()
+    [warning] = warnings
+    assert "its webp could not be made" in warning and "left out" in warning

@@ -18,7 +18,7 @@ import base64
 import io
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -68,8 +68,8 @@ def work(data: bytes, kind: str, quality: int) -> bytes | str | None:
     from PIL import Image, ImageFilter, ImageOps
 
     with Image.open(io.BytesIO(data)) as opened:
-        if getattr(opened, "n_frames", 1) > 1:
-            return None
+        if kind in ENCODINGS and getattr(opened, "n_frames", 1) > 1:
+            return None  # a placeholder is made from the first frame
         icc = opened.info.get("icc_profile")
         image = ImageOps.exif_transpose(opened)  # upright, as browsers show the original
     alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
@@ -132,8 +132,11 @@ def _asked(sc: Shortcode, config: Config) -> tuple[tuple[str, ...], str]:
     return formats, sc.option("placeholder") or config.images.placeholder
 
 
-async def add_encodings(resolution: Resolution, config: Config, cache: MediaCache) -> int:
-    """Give each image the encodings and placeholder it asks for; the encodings made."""
+async def add_encodings(
+    resolution: Resolution, config: Config, cache: MediaCache, warn: Callable[[str], object]
+) -> int:
+    """Give each image the encodings and placeholder it asks for; the encodings made. One
+    that fails is a warning (``warn``), and that format or placeholder is left out."""
     plan = _Plan(cache, config, {}, {})
     wanted: dict[tuple[int, tuple[str, ...], str], list[int]] = {}
     for i, (sc, outcome) in enumerate(resolution.pairs()):
@@ -155,7 +158,7 @@ async def add_encodings(resolution: Resolution, config: Config, cache: MediaCach
         ]
         if at[2] != "none":  # from the narrowest: the least to decode
             keys[at].append([plan.want(every[0].stored, at[2])])
-    await _run(plan)
+    await _run(plan, warn)
     images: dict[tuple[int, tuple[str, ...], str], ImageOutcome] = {}
     for at, places in wanted.items():
         outcome = resolution.results[places[0]]  # type: ignore[assignment]
@@ -195,26 +198,33 @@ def _with(
     return replace(outcome, sources=tuple(sources), placeholder=placeholder)
 
 
-async def _run(plan: _Plan) -> None:
-    """The jobs, on every core in separate processes (none started without a job)."""
+async def _run(plan: _Plan, warn: Callable[[str], object]) -> None:
+    """The jobs, on every core in separate processes (none started without a job), the
+    bytes of those running and next only in memory."""
     if not plan.jobs:
         return
     loop = asyncio.get_running_loop()
     jobs = list(plan.jobs.values())
+    workers = min(os.cpu_count() or 1, len(jobs))
+    gate = asyncio.Semaphore(2 * workers)
     # Spawned: no lock of this process's threads is copied, and their CPU is its children's.
     context = multiprocessing.get_context("spawn")
-    workers = min(os.cpu_count() or 1, len(jobs))
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        done = await asyncio.gather(*(loop.run_in_executor(pool, *_args(plan, j)) for j in jobs))
+
+        async def one(job: _Job) -> bytes | str | None:
+            async with gate:
+                data = plan.cache.blob_bytes(job.source)
+                if data is None:
+                    raise ValueError("its cached file is gone or damaged")
+                return await loop.run_in_executor(pool, work, data, job.kind, job.quality)
+
+        done = await asyncio.gather(*map(one, jobs), return_exceptions=True)
     for job, result in zip(jobs, done, strict=True):
-        plan.found[job.key] = _kept(plan.cache, job, result)
-
-
-def _args(plan: _Plan, job: _Job) -> Iterator[object]:
-    data = plan.cache.blob_bytes(job.source)
-    if data is None:
-        raise FileNotFoundError(f"the cached image {job.source.sha256} is gone or damaged")
-    yield from (work, data, job.kind, job.quality)
+        if isinstance(result, BaseException):
+            what = f"{job.source.width} pixels wide, sha256 {job.source.sha256[:10]}"
+            warn(f"an image ({what}): its {job.kind} could not be made ({result}); left out")
+        else:
+            plan.found[job.key] = _kept(plan.cache, job, result)
 
 
 def _kept(cache: MediaCache, job: _Job, result: bytes | str | None) -> Stored | str | None:

@@ -344,7 +344,9 @@ class Resolver:
             await self._posters(places)
         resolution = self._finish(places, plans, variants.stored)
         if not self.verify_only:
-            resolution.encodes = await add_encodings(resolution, self.config, self.assets.cache)
+            resolution.encodes = await add_encodings(
+                resolution, self.config, self.assets.cache, self.warn_messages.append
+            )
         return resolution
 
     def _needs_formats(self, places: _Places) -> bool:
