@@ -32,6 +32,8 @@ ENV_CACHE_REMOTE_WRITE = "MEDIASHORTCODES_CACHE_REMOTE_WRITE"
 # srcset widths: a wider one is a typo, not a screen, and each costs a download.
 MAX_WIDTH = 8000
 MAX_WIDTHS = 16
+AUTO_WIDTHS = (320, 640, 960, 1280, 1920, 2560)  # widths = "auto", cut at the base's width
+ENCODINGS = ("avif", "webp")  # [images] formats / formats=: the encodings made at build time
 MAX_JOBS = 256  # requests at a time: [build] jobs and -j alike
 
 
@@ -86,6 +88,10 @@ class ImagesConfig:
     max_bytes: int = 50 * 1024 * 1024
     widths: tuple[int, ...] = ()  # srcset candidate widths of every image (docs/shortcodes.md)
     sizes: str = "100vw"
+    formats: tuple[str, ...] = ()  # extra encodings in <picture>, best first (shortcodes.md)
+    placeholder: str = "none"  # none | color | blur
+    avif_quality: int = 50
+    webp_quality: int = 75
 
 
 @dataclass(frozen=True)
@@ -226,6 +232,16 @@ def _one_of(*choices: str) -> Callable[[Any], str]:
     )
 
 
+def _quality(value: Any) -> str:
+    return "" if 1 <= value <= 100 else f"must be from 1 to 100, got {value!r}"
+
+
+def _encodings(value: Any) -> str:
+    if all(v in ENCODINGS for v in value) and len(set(value)) == len(value):
+        return ""
+    return f'must list {" and/or ".join(ENCODINGS)}, each once, best first, like ["avif", "webp"]'
+
+
 def _inside_output(value: str) -> str:
     path = PurePosixPath(value.replace("\\", "/"))
     if value.strip() and not path.is_absolute() and ".." not in path.parts:
@@ -245,6 +261,10 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str]] = {
     ("site", "media_dir"): _inside_output,
     ("images", "gdpr"): _one_of("fail", "warn", "ignore"),
     ("images", "max_bytes"): _positive,
+    ("images", "formats"): _encodings,
+    ("images", "placeholder"): _one_of("none", "color", "blur"),
+    ("images", "avif_quality"): _quality,
+    ("images", "webp_quality"): _quality,
     ("build", "on_missing"): _one_of("fail", "placeholder"),
     ("build", "jobs"): _jobs,
     ("video", "embed"): _one_of("iframe", "script"),
@@ -272,7 +292,7 @@ def _widths(value: Any, source: str, what: str) -> tuple[int, ...]:
     ):
         raise ConfigError(
             f"{source}: {what} must be a list of at most {MAX_WIDTHS} pixel widths from 1 to "
-            f"{MAX_WIDTH}, like [480, 960, 1440] ([] for no srcset), got {value!r}"
+            f'{MAX_WIDTH}, like [480, 960, 1440], or "auto" ([] for no srcset), got {value!r}'
         )
     return tuple(sorted(set(value)))
 
@@ -290,8 +310,8 @@ def _section(name: str, cls: type, data: Any, where: Callable[[str, str], str]) 
             )
         default = getattr(cls(), key)
         expected = type(default)
-        if (name, key) == ("images", "widths"):  # the one list of numbers
-            value = _widths(value, source, f"[{name}] {key}")
+        if (name, key) == ("images", "widths"):  # the one list of numbers (or "auto")
+            value = AUTO_WIDTHS if value == "auto" else _widths(value, source, f"[{name}] {key}")
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{source}: [{name}] {key} must be a list of strings")

@@ -40,6 +40,7 @@ from markupsafe import Markup, escape
 from .errors import ConfigError, Problem, display_path
 from .language import (
     IMAGE,
+    URL,
     VIDEO,
     Found,
     LineIndex,
@@ -52,7 +53,13 @@ from .language import (
     scan,
 )
 
-__all__ = ["MediaShortcodesExtension", "media_image", "media_shortcodes", "media_video"]
+__all__ = [
+    "MediaShortcodesExtension",
+    "media_image",
+    "media_shortcodes",
+    "media_url",
+    "media_video",
+]
 
 RENDER_GLOBAL = "_mediashortcodes_render"
 CONTEXT_RENDERER = "mediashortcodes_renderer"
@@ -68,7 +75,12 @@ class MediaShortcodesExtension(Extension):
             mediashortcodes_renderer_factory=None,
         )
         environment.globals.update(
-            {"media_image": media_image, "media_video": media_video, RENDER_GLOBAL: _render}
+            {
+                "media_image": media_image,
+                "media_video": media_video,
+                "media_url": media_url,
+                RENDER_GLOBAL: _render,
+            }
         )
         environment.filters["media_shortcodes"] = media_shortcodes
 
@@ -204,6 +216,13 @@ def media_image(context: Context, file_id: Any, format: Any = None, **options: A
     """``{{ media_image(page.hero_id, "thumb", alt=page.hero_alt) }}``; ``None`` options
     are left out."""
     return _render_built(context, IMAGE, file_id, format, options)
+
+
+@pass_context
+def media_url(context: Context, file_id: Any, format: Any = None, **options: Any) -> Markup:
+    """``{{ media_url(page.hero_id, "large") }}``: the published URL alone (``og:image``,
+    CSS backgrounds, JSON-LD, feeds), escaped for an attribute."""
+    return _render_built(context, URL, file_id, format, options)
 
 
 @pass_context

@@ -202,7 +202,7 @@ def test_a_gif_without_a_frame_is_refused():
     ],
 )
 def test_something_that_is_not_an_image_is_named_in_the_error(data, hint):
-    with pytest.raises(ImageError, match="not a JPEG, PNG, GIF or WebP") as caught:
+    with pytest.raises(ImageError, match="not a JPEG, PNG, GIF, WebP or AVIF") as caught:
         probe(data)
     assert hint in str(caught.value)
 

@@ -146,11 +146,13 @@ def test_an_image_with_candidates_gets_srcset_and_sizes_and_keeps_its_own_src_an
     html = renderer().image(shortcode("media_image"), image)
     assert html == (
         '<img src="/media/cat.jpg" srcset="/media/cat-480.jpg 480w, /media/cat%2C2.jpg 960w, '
-        '/media/cat.jpg 1600w" sizes="50vw" alt="A cat" width="1600" height="1067" '
+        '/media/cat.jpg 1600w" sizes="auto, 50vw" alt="A cat" width="1600" height="1067" '
         'loading="lazy" decoding="async">'
     )
     no_sizes = ResolvedImage(CAT, "/media/cat.jpg", 1600, 1067, srcset=SRCSET)
-    assert ' sizes="100vw" ' in renderer().image(shortcode("media_image"), no_sizes)
+    assert ' sizes="auto, 100vw" ' in renderer().image(shortcode("media_image"), no_sizes)
+    eager = renderer().image(shortcode("media_image", ("loading", "eager")), no_sizes)
+    assert ' sizes="100vw" ' in eager  # "auto" is for lazy images only
 
 
 @settings(database=None, deadline=None, max_examples=100)
@@ -168,7 +170,7 @@ def test_srcset_and_sizes_are_written_escaped_with_separators_encoded(
     candidates = ", ".join(
         f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w" for url, width in srcset
     )
-    attributes = f' srcset="{escape(candidates)}" sizes="{escape(sizes or "100vw")}"'
+    attributes = f' srcset="{escape(candidates)}" sizes="auto, {escape(sizes or "100vw")}"'
     assert html.startswith('<img src="/m/c.jpg"' + (attributes if candidates else "") + " alt=")
 
 

@@ -266,6 +266,7 @@ class Outcome:
             "downloads": result.downloads,
             "cache_hits": result.cache_hits,
             "remote_hits": result.remote_hits,
+            "encodes": result.encodes,
             "seconds": round(result.seconds, 3),
         }
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .model import (
     CROP_KEYS,
     IMAGE,
+    URL,
     VIDEO,
     Found,
     Location,
@@ -26,11 +27,12 @@ from .parser import (
     scan,
     unterminated,
 )
-from .validation import build, check, check_widths, widths_of
+from .validation import build, check, check_formats, check_widths, formats_of, widths_of
 
 __all__ = [
     "CROP_KEYS",
     "IMAGE",
+    "URL",
     "VIDEO",
     "Found",
     "LineIndex",
@@ -40,9 +42,11 @@ __all__ = [
     "ShortcodeRenderer",
     "build",
     "check",
+    "check_formats",
     "check_widths",
     "find_end",
     "format_shortcode",
+    "formats_of",
     "html_for",
     "is_opening",
     "parse",

@@ -9,25 +9,43 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from ..config import ENCODINGS as ENCODING_NAMES
 from ..errors import Problem, place
 from ..records import Crop
 
 IMAGE = "media_image"
 VIDEO = "media_video"
-NAMES = (IMAGE, VIDEO)
+URL = "media_url"  # the published URL of an image variant alone (og:image, CSS, feeds)
+NAMES = (IMAGE, VIDEO, URL)
 
 CUSTOM_FORMAT = "-1"
 CROP_KEYS = ("w", "h", "sw", "sh", "x1", "x2", "y1", "y2", "stretch")
 REQUIRED_CROP_KEYS = ("w", "h", "x1", "x2", "y1", "y2")
 KEYS = {
-    IMAGE: ("alt", "title", "class", "caption", "loading", "widths", "sizes", *CROP_KEYS),
+    IMAGE: (
+        "alt",
+        "title",
+        "class",
+        "caption",
+        "loading",
+        "widths",
+        "sizes",
+        "formats",
+        "priority",
+        "placeholder",
+        *CROP_KEYS,
+    ),
     VIDEO: ("embed", "title", "lang", "load"),
+    URL: CROP_KEYS,
 }
 
 LOADING_VALUES = ("lazy", "eager")
 EMBED_VALUES = ("iframe", "script")
 LOAD_VALUES = ("eager", "click")
 STRETCH_VALUES = {"1": True, "true": True, "0": False, "false": False}
+PRIORITY_VALUES = STRETCH_VALUES
+ENCODINGS = {name: f"image/{name}" for name in ENCODING_NAMES}  # formats=: <source> types
+PLACEHOLDER_VALUES = ("none", "color", "blur")
 
 NOT_BAREWORD = re.compile(r"[^A-Za-z0-9_.:/-]")
 NAME = re.compile(r"[A-Za-z_]")
@@ -94,6 +112,10 @@ class Shortcode(_Memo):
     @property
     def is_image(self) -> bool:
         return self.name == IMAGE
+
+    @property
+    def is_url(self) -> bool:
+        return self.name == URL
 
     @property
     def is_video(self) -> bool:

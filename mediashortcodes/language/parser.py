@@ -31,6 +31,7 @@ from .model import (
     NAME,
     NOT_BAREWORD,
     OPEN,
+    URL,
     VIDEO,
     Found,
     Locate,
@@ -277,6 +278,7 @@ def _group(tokens: list[_Token], problem: Callable[[int, str], None]) -> list[_T
 _TAKES = {
     IMAGE: "media_image takes ID and FORMAT, then key=value options",
     VIDEO: "media_video takes no FORMAT, only key=value options (embed, title, lang, load)",
+    URL: "media_url takes ID and FORMAT (and the custom-crop keys)",
 }
 
 
@@ -297,8 +299,9 @@ def _interpret(parts: list[_Token], problem: Callable[[int, str], None]) -> _Par
         else:
             options.append(part)
     file_id = positional[0].value if positional else None
-    fmt = positional[1].value if name == IMAGE and len(positional) > 1 else None
-    for extra in positional[2 if name == IMAGE else 1 :]:
+    takes_format = name in (IMAGE, URL)
+    fmt = positional[1].value if takes_format and len(positional) > 1 else None
+    for extra in positional[2 if takes_format else 1 :]:
         if name in _TAKES:
             problem(extra.offset, f"unexpected {extra.value!r}: {_TAKES[name]}")
     pairs = [(p.key or "", p.value) for p in options]

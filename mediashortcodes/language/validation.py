@@ -7,12 +7,13 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..config import MAX_WIDTH, MAX_WIDTHS
+from ..config import AUTO_WIDTHS, MAX_WIDTH, MAX_WIDTHS
 from ..errors import Problem
 from .model import (
     CROP_KEYS,
     CUSTOM_FORMAT,
     EMBED_VALUES,
+    ENCODINGS,
     IMAGE,
     INTEGER,
     KEYS,
@@ -20,8 +21,11 @@ from .model import (
     LOAD_VALUES,
     LOADING_VALUES,
     NAMES,
+    PLACEHOLDER_VALUES,
+    PRIORITY_VALUES,
     REQUIRED_CROP_KEYS,
     STRETCH_VALUES,
+    URL,
     Location,
     Shortcode,
     format_shortcode,
@@ -50,7 +54,10 @@ def check(
     if name not in KEYS:
         hint = difflib.get_close_matches(name, NAMES, n=1, cutoff=0.5)
         suggestion = f"did you mean {hint[0]!r}? " if hint else ""
-        names = "the shortcodes are media_image and media_video (write '\\<%' for a literal '<%')"
+        names = (
+            "the shortcodes are media_image, media_video and media_url "
+            "(write '\\<%' for a literal '<%')"
+        )
         return [Issue("name", f"unknown shortcode {name!r}: {suggestion}{names}")]
     issues: list[Issue] = []
     if file_id is None:
@@ -74,12 +81,17 @@ def check(
             message = _check_value(key, value)
             if message:
                 issues.append(Issue(index, message))
-    if name == IMAGE:
+    if name in (IMAGE, URL):
         issues.extend(_check_format_and_crop(format, seen, options))
     return issues
 
 
-_CHOICES = {"loading": LOADING_VALUES, "embed": EMBED_VALUES, "load": LOAD_VALUES}
+_CHOICES = {
+    "loading": LOADING_VALUES,
+    "embed": EMBED_VALUES,
+    "load": LOAD_VALUES,
+    "placeholder": PLACEHOLDER_VALUES,
+}
 
 
 def _check_value(key: str, value: str) -> str | None:
@@ -87,6 +99,10 @@ def _check_value(key: str, value: str) -> str | None:
         return f"{key} must be {' or '.join(_CHOICES[key])}, got {value!r}"
     if key == "widths":
         return check_widths(value)
+    if key == "formats":
+        return check_formats(value)
+    if key == "priority" and value.lower() not in PRIORITY_VALUES:
+        return f"priority must be true or false, got {value!r}"
     if key == "lang" and not LANGUAGE.match(value):
         return f"lang must be a language code like sv or en_US, got {value!r}"
     if key == "stretch" and value.lower() not in STRETCH_VALUES:
@@ -100,22 +116,42 @@ def _check_value(key: str, value: str) -> str | None:
 
 
 def widths_of(text: str) -> tuple[int, ...]:
-    """The pixel widths of a valid ``widths`` value, ascending, each once (``""``: none)."""
+    """The pixel widths of a valid ``widths`` value, ascending, each once (``""``: none;
+    ``"auto"``: the ladder of :data:`AUTO_WIDTHS`, cut at the base variant's width later)."""
+    if text.strip() == "auto":
+        return AUTO_WIDTHS
     return tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
 
 
 def check_widths(value: str) -> str | None:
     """What is wrong with a ``widths`` value, or None."""
-    if not value.strip():
+    if not value.strip() or value.strip() == "auto":
         return None  # widths="": no srcset, even where the site sets default widths
     parts = [part.strip() for part in value.split(",")]
     if not all(INTEGER.match(part) and 0 < int(part) <= MAX_WIDTH for part in parts):
         return (
             f"widths must be pixel widths from 1 to {MAX_WIDTH} separated by commas, like "
-            f'widths="480,960,1440" (or widths="" for no srcset), got {value!r}'
+            f'widths="480,960,1440", widths="auto" (or widths="" for no srcset), got {value!r}'
         )
     if len(parts) > MAX_WIDTHS:
         return f"widths lists {len(parts)} widths; give at most {MAX_WIDTHS}"
+    return None
+
+
+def formats_of(text: str) -> tuple[str, ...]:
+    """The encodings of a valid ``formats`` value, in the order given (``""``: none)."""
+    return tuple(part.strip().lower() for part in text.split(",") if part.strip())
+
+
+def check_formats(value: str) -> str | None:
+    """What is wrong with a ``formats`` value (``"avif,webp"``), or None."""
+    names = formats_of(value)
+    unknown = [name for name in names if name not in ENCODINGS]
+    if unknown or len(set(names)) != len(names):
+        return (
+            f"formats must be {' and/or '.join(ENCODINGS)} separated by commas, each once, "
+            f'best first, like formats="avif,webp" (or formats="" for none), got {value!r}'
+        )
     return None
 
 

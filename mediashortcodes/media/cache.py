@@ -365,6 +365,14 @@ class MediaCache:
             return found if self._check(found) is not None else None
         return None
 
+    def get_preview(self, key: str) -> str | None:
+        """A placeholder's CSS value (``media/encode.py``) if the cache holds it."""
+        got = self._get(key)
+        return None if got is None else str(got[1])
+
+    def put_preview(self, key: str, value: str) -> None:
+        self._set(key, value)
+
     def _remote_record(self, key: str, name: str) -> Any:
         """The shared tier's record for ``key`` if it passes a local record's checks. A
         site build keeps it in memory (its snapshot keeps it: one file, not one per record)."""

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,9 +24,11 @@ from . import imageinfo
 RECORD_VERSION = 1
 SNAPSHOT_VERSION = 1
 
-EXTENSIONS = ("jpg", "png", "gif", "webp")  # of the image types a blob may be
+EXTENSIONS = ("jpg", "png", "gif", "webp", "avif")  # of the image types a blob may be
 # The keys (``kind:...``) whose value is a :class:`Stored` image.
-STORED_KINDS = ("variant", "poster")
+STORED_KINDS = ("variant", "poster", "encoding")
+# A placeholder's CSS value (media/encode.py), or "animated": an image never encoded.
+PREVIEW = re.compile(r"#[0-9a-f]{6}|animated|data:image/webp;base64,[A-Za-z0-9+/]{4,2700}={0,2}")
 
 T = TypeVar("T")
 
@@ -181,6 +184,7 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "folders": _listed(Folder),
     "formats": _listed(Format),
     **{kind: stored for kind in STORED_KINDS},
+    "preview": lambda value: value if type(value) is str and PREVIEW.fullmatch(value) else None,
 }
 
 

@@ -1,7 +1,7 @@
 """Read the size and kind of a downloaded image, and refuse one that is cut short or corrupt.
 
 A download can be an HTML error page, half a file or the wrong format. This walks the
-container structure of PNG, JPEG, GIF and WebP (chunks and CRCs, markers, blocks, RIFF
+container structure of PNG, JPEG, GIF, WebP and AVIF (chunks and CRCs, markers, blocks, RIFF
 sizes) without decoding pixels: no imaging library, little cost on large files.
 """
 
@@ -15,8 +15,14 @@ from ..errors import InvalidResponseError
 
 __all__ = ["ImageError", "ImageInfo", "kind_for_filetype", "matches", "probe", "verify"]
 
-MIME_TYPES = {"jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp"}
-EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp"}
+MIME_TYPES = {
+    "jpeg": "image/jpeg",
+    "png": "image/png",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "avif": "image/avif",  # what the build encodes (media/encode.py)
+}
+EXTENSIONS = {"jpeg": "jpg", "png": "png", "gif": "gif", "webp": "webp", "avif": "avif"}
 _FILETYPE_KINDS = {"jpg": "jpeg", "jpe": "jpeg", "jfif": "jpeg"} | {k: k for k in MIME_TYPES}
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -34,7 +40,7 @@ class ImageError(InvalidResponseError):
 
 @dataclass(frozen=True)
 class ImageInfo:
-    kind: str  # "jpeg" | "png" | "gif" | "webp"
+    kind: str  # "jpeg" | "png" | "gif" | "webp" | "avif"
     width: int
     height: int
     mime: str
@@ -61,8 +67,11 @@ def probe(data: bytes) -> ImageInfo:
     elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         width, height = _webp(data)
         kind = "webp"
+    elif data[4:12] in (b"ftypavif", b"ftypavis"):
+        width, height = _avif(data)
+        kind = "avif"
     else:
-        raise ImageError(f"not a JPEG, PNG, GIF or WebP image ({_describe_start(data)})")
+        raise ImageError(f"not a JPEG, PNG, GIF, WebP or AVIF image ({_describe_start(data)})")
     if width <= 0 or height <= 0:
         raise ImageError(f"corrupt {kind.upper()}: its size is {width}x{height} pixels")
     if width * height > MAX_PIXELS:
@@ -321,6 +330,41 @@ def _webp(data: bytes) -> tuple[int, int]:
         w_lo, w_hi, h_lo, h_hi = struct.unpack_from("<HBHB", data, payload + 4)
         return (w_lo | w_hi << 16) + 1, (h_lo | h_hi << 16) + 1
     raise ImageError(f"corrupt WebP: unexpected first chunk {_name(fourcc)}")
+
+
+def _boxes(data: bytes, start: int, end: int) -> dict[bytes, tuple[int, int]]:
+    """The ISO boxes from ``start`` to ``end`` (which they must fill exactly): type ->
+    (payload start, payload end), the last of each type."""
+    boxes, pos = {}, start
+    while pos < end:
+        if pos + 8 > end:
+            raise ImageError(f"corrupt AVIF: incomplete box header at byte {pos}")
+        size, kind = struct.unpack_from(">I4s", data, pos)
+        header = 8
+        if size == 1 and pos + 16 <= end:
+            (size,) = struct.unpack_from(">Q", data, pos + 8)
+            header = 16
+        elif size == 0:
+            size = end - pos
+        if size < header or pos + size > end:
+            raise ImageError(f"truncated AVIF: box {_name(kind)} runs past the end")
+        boxes[kind] = (pos + header, pos + size)
+        pos += size
+    return boxes
+
+
+def _avif(data: bytes) -> tuple[int, int]:
+    """The largest image spatial extent (``ispe``) of an AVIF whose boxes fill the file."""
+    top = _boxes(data, 0, len(data))
+    if b"meta" not in top or b"mdat" not in top:
+        raise ImageError("corrupt AVIF: it has no meta or no mdat box")
+    meta = _boxes(data, top[b"meta"][0] + 4, top[b"meta"][1])  # a full box: version, flags
+    properties = _boxes(data, *_boxes(data, *meta.get(b"iprp", (0, 0)))[b"ipco"])
+    pos = properties.get(b"ispe", (0, 0))[0]
+    if pos == 0 or pos + 12 > len(data):
+        raise ImageError("corrupt AVIF: it gives no image size (ispe)")
+    width, height = struct.unpack_from(">II", data, pos + 4)
+    return width, height
 
 
 def _name(fourcc: bytes) -> str:

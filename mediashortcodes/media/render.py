@@ -111,6 +111,9 @@ class ResolvedImage:
     # empty: no srcset. sizes goes with it.
     srcset: tuple[tuple[str, int], ...] = ()
     sizes: str = ""
+    # (MIME type, its srcset as above) of each <source> of a <picture>, best first
+    sources: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    placeholder: str = ""  # CSS: a colour, or a data: URI (media/encode.py)
 
 
 @dataclass(frozen=True)
@@ -215,8 +218,15 @@ class Renderer:
         return self.video(shortcode, resolved)
 
     def image(self, shortcode: Shortcode, image: ResolvedImage) -> Markup:
-        """``<img>`` with the real pixel size, or a ``<figure>`` when there is a caption."""
-        loading = _option(shortcode, "loading", "lazy", LOADING)
+        """``<img>`` with the real pixel size (in a ``<picture>`` with ``sources``), or a
+        ``<figure>`` when there is a caption; ``media_url``: the URL alone."""
+        if shortcode.is_url:
+            return Markup.escape(image.src)
+        priority = (shortcode.option("priority") or "false").lower() in ("true", "1")
+        loading = "eager" if priority else _option(shortcode, "loading", "lazy", LOADING)
+        sizes = image.sizes or "100vw"
+        if loading == "lazy" and shortcode.option("sizes") is None:
+            sizes = f"auto, {sizes}"  # the browser knows a lazy image's laid-out width
         alt = shortcode.option("alt")
         caption = shortcode.option("caption") or None
         css_class = shortcode.option("class") or None
@@ -232,17 +242,30 @@ class Renderer:
             "css_class": None if caption else css_class,
             "caption": caption,
             # A comma or space in a URL is percent-encoded: they separate the candidates.
-            "srcset": ", ".join(
-                f"{url.replace(' ', '%20').replace(',', '%2C')} {width}w"
-                for url, width in image.srcset
-            )
-            or None,
-            "sizes": (image.sizes or "100vw") if image.srcset else None,
+            "srcset": _srcset(image.srcset) or None,
+            "sizes": sizes if image.srcset else None,
+            "fetchpriority": "high" if priority else None,
+            "sources": [(mime, _srcset(s, bool(image.srcset))) for mime, s in image.sources],
+            "placeholder": image.placeholder or None,
         }
         img = self._render(IMAGE_TEMPLATE, context)
         if caption is None:
             return img
         return self._render(FIGURE_TEMPLATE, {**context, "css_class": css_class, "img": img})
+
+    def preload(self, image: ResolvedImage) -> Markup:
+        """``<link rel="preload">`` of a priority image, in its best format (a browser that
+        cannot show that ``type`` skips it) with the same candidates and sizes."""
+        kind, srcset = (image.sources or [("", image.srcset)])[0]
+        return Markup('<link rel="preload" as="image" href="{}"{}{} fetchpriority="high">').format(
+            srcset[-1][0] if srcset else image.src,
+            Markup(' type="{}"').format(kind) if kind else "",
+            Markup(' imagesrcset="{}" imagesizes="{}"').format(
+                _srcset(srcset), image.sizes or "100vw"
+            )
+            if image.srcset
+            else "",
+        )
 
     def video(self, shortcode: Shortcode, video: ResolvedVideo | records.File) -> Markup:
         """The iframe or script embed of a video, or with ``load="click"`` the poster and
@@ -396,6 +419,15 @@ class Renderer:
             place = f"{where[0]}:{where[1]}" if where else name
             raise ConfigError(f"{place}: {exc.message}; fix the template") from None
         return Markup(html.strip())
+
+
+def _srcset(candidates: tuple[tuple[str, int], ...], described: bool = True) -> str:
+    """A srcset's text; a comma or space in a URL is percent-encoded (they separate the
+    candidates). Not ``described``: the one URL alone (an image without widths)."""
+    urls = [url.replace(" ", "%20").replace(",", "%2C") for url, _ in candidates]
+    if not described:
+        return urls[-1]
+    return ", ".join(f"{url} {width}w" for url, (_, width) in zip(urls, candidates, strict=True))
 
 
 def failed_template_line(exc: BaseException) -> tuple[str, int] | None:

@@ -23,6 +23,7 @@ from ..records import Crop, File, Format
 from .assets import Assets, poster_name, published_name
 from .cache import MediaCache, Stored
 from .catalog import Catalog
+from .encode import add_encodings
 from .render import ResolvedImage, ResolvedVideo
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mediashortcodes")
 
-IMAGE = "media_image"
 VIDEO = "media_video"
 
 
@@ -53,10 +53,15 @@ class ImageOutcome:
     # srcset candidates narrower than the base variant, narrowest first (each width once)
     candidates: tuple[Published, ...] = ()
     sizes: str = ""  # the sizes attribute; "" when the image has no srcset
+    # (MIME type, its files as the srcset's, narrowest first) per <source>; media/encode.py
+    sources: tuple[tuple[str, tuple[Published, ...]], ...] = ()
+    placeholder: str = ""  # CSS: a colour, or a blurred preview's data: URI
 
     def published(self) -> Iterator[Published]:
         yield Published(self.name, self.stored)
         yield from self.candidates
+        for _mime, files in self.sources:
+            yield from files
 
     def resolved(self, url_prefix: str) -> ResolvedImage:
         """What the renderer needs, with URLs under ``url_prefix`` (ends with "/")."""
@@ -71,6 +76,11 @@ class ImageOutcome:
             self.stored.height,
             srcset=srcset,
             sizes=self.sizes,
+            sources=tuple(
+                (mime, tuple((url_prefix + p.name, p.stored.width) for p in files))
+                for mime, files in self.sources
+            ),
+            placeholder=self.placeholder,
         )
 
 
@@ -127,6 +137,7 @@ class Resolution:
     downloads: int = 0
     cache_hits: int = 0
     remote_hits: int = 0  # variants the shared cache tier gave (not counted in cache_hits)
+    encodes: int = 0  # AVIF and WebP files and placeholders made (media/encode.py)
 
     @cached_property
     def outcomes(self) -> dict[Shortcode, Outcome]:
@@ -331,14 +342,19 @@ class Resolver:
             tasks = list(variants.tasks.values())
             await asyncio.gather(*tasks, *plans.values(), return_exceptions=True)
             await self._posters(places)
-        return self._finish(places, plans, variants.stored)
+        resolution = self._finish(places, plans, variants.stored)
+        if not self.verify_only:
+            resolution.encodes = await add_encodings(
+                resolution, self.config, self.assets.cache, self.warn_messages.append
+            )
+        return resolution
 
     def _needs_formats(self, places: _Places) -> bool:
         # With any shortcode: the default format is checked, whether one relies on it or not.
         if places.firsts and format_id_for(self.config.images.default_format, []) != 0:
             return True
         return any(
-            sc.name == IMAGE and sc.crop is None and names_a_format(self._format_spec(sc))
+            sc.name != VIDEO and sc.crop is None and names_a_format(self._format_spec(sc))
             for sc in places.firsts
         )
 
@@ -482,6 +498,8 @@ class Resolver:
     def _widths(self, sc: Shortcode) -> tuple[int, ...]:
         """The srcset widths asked for: the shortcode's ``widths=``, else ``[images] widths``."""
         written = sc.option("widths")
+        if sc.is_url:  # the URL alone: no srcset
+            return ()
         return self.config.images.widths if written is None else widths_of(written)
 
     def _format_spec(self, sc: Shortcode) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..config import MAX_WIDTH, MAX_WIDTHS
-from ..language import check_widths, widths_of
+from ..language import check_formats, check_widths, widths_of
 from ..records import Crop, File, Format
 from .shortcode_text import CLOSE, OPEN, format_token, image_shortcode, video_shortcode
 
@@ -110,13 +110,17 @@ def shortcode_for(request: Mapping[str, Any], file: File, formats: Sequence[Form
         return video_shortcode(file.id, embed=embed, load=load)
     alt = _alt(request.get("alt"), file)
     widths = _widths(request.get("widths"))
+    encodings = request.get("formats") or ""
+    if not isinstance(encodings, str) or check_formats(encodings):
+        raise SelectionError(f"formats must be avif,webp or webp, got {encodings!r}")
+    extra = {"formats": encodings, "priority": request.get("priority") is True}
     if request.get("format") == "custom":
         crop = crop_from(request.get("crop"))
-        return image_shortcode(file.id, crop=crop, alt=alt, widths=widths)
+        return image_shortcode(file.id, crop=crop, alt=alt, widths=widths, **extra)
     format = _format(request.get("format"), formats)
     if widths and format != "original":
         raise SelectionError(
             "widths: a predefined format cannot be scaled exactly; choose Original or a "
             "custom crop for responsive widths"
         )
-    return image_shortcode(file.id, format=format, alt=alt, widths=widths)
+    return image_shortcode(file.id, format=format, alt=alt, widths=widths, **extra)

@@ -40,10 +40,13 @@ def image_shortcode(
     crop: Crop | None = None,
     alt: str | None = None,
     widths: Sequence[int] = (),
+    formats: str = "",
+    priority: bool = False,
 ) -> str:
     """``format`` is an already formatted FORMAT token; a crop implies format -1 and
     replaces it. ``alt=None`` leaves the file's own alt text in force; ``widths`` are the
-    srcset candidate widths (none: the site's default)."""
+    srcset candidate widths (none: the site's default); ``formats`` ("avif,webp": a
+    <picture>; "": the site's default) and ``priority`` as the language has them."""
     parts = ["media_image", str(file_id)]
     if crop is not None:
         parts += [f"{key}={value}" for key, value in crop.to_params().items()]
@@ -53,6 +56,10 @@ def image_shortcode(
         parts.append(f"alt={quote(alt)}")
     if widths:
         parts.append(f"widths={quote(','.join(str(w) for w in widths))}")
+    if formats:
+        parts.append(f"formats={quote(formats)}")
+    if priority:
+        parts.append("priority=true")
     return "<% " + " ".join(parts) + " %>"
 
 

@@ -127,6 +127,9 @@ class DeferredRenderer:
         return problems
 
 
+HEAD = "\x03"  # HEAD, text for the page's head, HEAD: before a place's HTML (pipeline.py)
+
+
 def with_markers_replaced(
     html: str,
     marker: re.Pattern[str],
@@ -138,6 +141,9 @@ def with_markers_replaced(
     parts = marker.split(html)  # text, index, text, index, ..., text
     indices = parts[1::2]
     parts[1::2] = [html_by_index[int(index)] for index in indices]
+    heads = [p.split(HEAD)[1] for p in parts[1::2] if p.startswith(HEAD)]
+    if heads:  # what goes in the head (a priority image's preload), each once
+        parts[1::2] = [p.rpartition(HEAD)[2] for p in parts[1::2]]
     if element_ids:
         seen: dict[str, int] = {}
         for k, index in enumerate(indices):
@@ -146,4 +152,5 @@ def with_markers_replaced(
                 copies = seen[element] = seen.get(element, 0) + 1
                 if copies > 1:
                     parts[2 * k + 1] = parts[2 * k + 1].replace(element, f"{element}-{copies}")
-    return "".join(parts)
+    page = "".join(parts)
+    return page.replace("</head>", "".join(dict.fromkeys(heads)) + "</head>", 1) if heads else page

@@ -31,6 +31,7 @@ import yaml
 from ..config import Config, ServiceConfig
 from ..errors import Problem
 from ..language import Location, Shortcode
+from ..media.encode import codecs
 from ..media.store import LocalStore
 from .markers import DeferredRenderer
 from .pages import PageSource
@@ -107,6 +108,8 @@ def _inputs(config: Config) -> bytes:
     digest = hashlib.sha256(_versions())
     # The service's URLs shape no page before resolving (a sandbox's port changes each run).
     digest.update(repr(replace(config, service=ServiceConfig(config.service.identity))).encode())
+    if config.images.formats or config.images.placeholder != "none":  # what shapes the media
+        digest.update(codecs(config.images.formats or ("webp",)).encode())
     templates = config.path(config.site.templates)
     for path in sorted(templates.rglob("*")) if templates.is_dir() else ():
         if path.is_file():

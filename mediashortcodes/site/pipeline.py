@@ -29,7 +29,7 @@ from ..media.resolver import (
     published_files,
 )
 from ..usage.manifest import Manifest, page_url
-from .markers import DeferredRenderer, with_markers_replaced
+from .markers import HEAD, DeferredRenderer, with_markers_replaced
 from .pages import display_path
 from .template_problems import pages_named
 
@@ -63,6 +63,7 @@ class BuildResult:
     downloads: int = 0
     cache_hits: int = 0
     remote_hits: int = 0  # variants the shared cache gave
+    encodes: int = 0  # AVIF and WebP files and placeholders made (media/encode.py)
     requests: int = 0
     seconds: float = 0.0
     output: Path | None = None
@@ -76,6 +77,7 @@ class BuildResult:
         where = f" -> {shown(display_path(self.output))}" if self.output else ""
         stand_ins = f", {counted(len(self.problems), 'placeholder')}" if self.problems else ""
         shared = f"{self.remote_hits} from the shared cache, " if self.remote_hits else ""
+        shared += f"{counted(self.encodes, 'encoding')} made, " if self.encodes else ""
         return (
             f"{counted(self.pages, 'page')}, {counted(self.images, 'image')}, "
             f"{counted(self.videos, 'video')}{stand_ins}; image files (each srcset size, each "
@@ -225,12 +227,12 @@ class Pipeline:
                 Problem("", 0, 0, w.removeprefix("warning: "), CACHE) for w in self.cache.warnings()
             ]
         result.downloads, result.cache_hits = resolution.downloads, resolution.cache_hits
-        result.remote_hits = resolution.remote_hits
+        result.remote_hits, result.encodes = resolution.remote_hits, resolution.encodes
         # One warning per place and message, naming the pages of a place outside them.
         self.warnings += sorted(set(pages_named(self.renderer.placed(resolution.warnings))))
         # Each place: an image (True), a video (False), or failed (None), once per page.
         kinds = [
-            None if isinstance(outcome, Failure) else sc.name == "media_image"
+            None if isinstance(outcome, Failure) else sc.name != "media_video"
             for sc, outcome in resolution.pairs()
         ]
         shown = [kinds[i] for _page, used in self.renderer.page_uses for i in used]
@@ -293,7 +295,10 @@ class Resolved:
                     if isinstance(outcome, VideoOutcome):
                         text = renderer.video(sc, outcome.resolved(prefix))
                     else:
-                        text = renderer.image(sc, outcome.resolved(prefix))
+                        image = outcome.resolved(prefix)
+                        text = renderer.image(sc, image)
+                        if sc.option("priority") in ("true", "1"):  # preloaded from the head
+                            text = HEAD.join(("", renderer.preload(image), text))
                 except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
                     message = str(exc)
                     failed.append((sc, message, MEDIA))

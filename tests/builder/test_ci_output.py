@@ -77,7 +77,7 @@ def test_build_json_has_the_summary(site: Path) -> None:
     summary = data["summary"]
     assert set(summary) == {
         "pages", "images", "videos", "placeholders", "requests", "downloads", "cache_hits",
-        "remote_hits", "seconds",
+        "remote_hits", "encodes", "seconds",
     }  # fmt: skip
     assert (summary["pages"], summary["videos"], summary["placeholders"]) == (7, 6, 0)
     assert summary["downloads"] > 0 and summary["requests"] > 0

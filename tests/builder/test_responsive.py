@@ -106,7 +106,7 @@ def test_site_defaults_apply_where_the_shortcode_says_nothing(cold, site) -> Non
     home = images(site / "_site" / "index.html")
     waterfall = home["103"]
     assert [w for _, w in candidates(waterfall)] == [320, 640, 800]
-    assert waterfall["sizes"] == "50vw"
+    assert waterfall["sizes"] == "auto, 50vw"  # a lazy image
     assert "srcset" not in home["105"], 'widths="" turns the site default off'
     assert "srcset" not in home["106"], "a predefined format gets no default srcset"
     footer = home["104"]  # media_image(104, widths=[400, 800]) in the layout

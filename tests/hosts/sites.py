@@ -24,7 +24,7 @@ title: Home
 
 <% media_image 101 %>
 
-Text with <% media_image 102 alt="A meadow" %> inside.
+Text with <% media_image 102 alt="A meadow" formats=webp %> inside.
 
 <% media_video 201 %>
 
@@ -128,6 +128,12 @@ def broken_media(site_dir: Path, site_path: str = "/") -> list[str]:
             if not target.resolve().is_file():
                 broken.append(f"{page.relative_to(site_dir)}: {link}")
     return broken
+
+
+def pictures(html: str) -> list[str]:
+    """Each ``<source>`` URL of each ``<picture>`` (a ``formats=`` image)."""
+    sources = re.findall(r"<source [^>]*srcset=\"([^\"]+)\"", html)
+    return [c.split()[0] for srcset in sources for c in unescape(srcset).split(", ")]
 
 
 def tree(folder: Path) -> dict[str, bytes]:

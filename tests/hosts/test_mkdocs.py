@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .sites import broken_media, mkdocs_project, requests, run, tree, write_files
+from .sites import broken_media, mkdocs_project, pictures, requests, run, tree, write_files
 
 pytest.importorskip("mkdocs")
 pytest.importorskip("material")
@@ -71,7 +71,13 @@ def test_every_shortcode_of_the_site_is_resolved_and_every_image_loads(site: Bui
     assert "<p><img" not in index and "<p><div" not in index
     assert broken_media(site_dir) == []
     media = sorted(p.name for p in (site_dir / "media").iterdir())
-    assert len(media) == 6 and all("-original-" in n or "-format-1-" in n for n in media)
+    assert len(media) == 7 and all("-original-" in n or "-format-1-" in n for n in media)
+
+
+def test_a_formats_image_renders_a_picture_whose_sources_are_published(site: Built) -> None:
+    page = site.project / "site"
+    urls = pictures((page / "index.html").read_text())
+    assert urls and all(u.endswith(".webp") and (page / u).resolve().is_file() for u in urls)
 
 
 def test_the_manifest_lists_every_page_by_its_address_under_site_url(site: Built) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .sites import broken_media, requests, run, service_options, tree, write_files
+from .sites import broken_media, pictures, requests, run, service_options, tree, write_files
 
 pytest.importorskip("pelican")
 
@@ -26,7 +26,8 @@ ARTICLES = {
     "pages/about.md": "Title: About\n\n* <% media_image 103 %>\n",
     "films.md": (
         "Title: Films\nDate: 2024-01-04\n\n"
-        '<% media_image 104 widths="160,320" %>\n\n<% media_video 202 load="click" %>\n'
+        '<% media_image 104 widths="160,320" formats="avif,webp" %>\n\n'
+        '<% media_video 202 load="click" %>\n'
     ),
     "draft.md": "Title: Draft\nDate: 2024-01-03\nStatus: draft\n\n<% media_image 104 %>\n",
 }
@@ -90,14 +91,16 @@ def test_srcset_candidates_the_poster_and_the_click_script_are_published(
 ) -> None:
     output = built["project"] / "output"
     films = (output / "films.html").read_text()
-    srcset = re.search(r'srcset="([^"]+)"', films)
+    srcset = re.search(r'<img [^>]*srcset="([^"]+)"', films)
     assert srcset, films
     candidates = [c.split() for c in srcset.group(1).split(", ")]
     assert [w for _, w in candidates][:2] == ["160w", "320w"]
     poster = re.search(r'<img src="(/blog/media/[^"]+-202-poster-[^"]+)"', films)
     script = re.search(r'<script src="(/blog/media/mediashortcodes-click-[^"]+\.js)"', films)
     assert poster and script, films
-    for url in [u for u, _ in candidates] + [poster.group(1), script.group(1)]:
+    sources = pictures(films)  # formats=: a <picture>, its sources published too
+    assert len(sources) == 2 * len(candidates)
+    for url in [u for u, _ in candidates] + [poster.group(1), script.group(1), *sources]:
         assert url.startswith("/blog/media/") and (output / url[len("/blog/") :]).is_file(), url
 
 

@@ -17,6 +17,7 @@ from .sites import (
     media_links,
     mkdocs_project,
     mkdocs_yml,
+    pictures,
     requests,
     run,
     tree,
@@ -92,6 +93,8 @@ def test_the_same_media_and_manifest_as_the_mkdocs_plugin(both: Both) -> None:
         ours = media_links((site / page).read_text())
         assert ours and ours == media_links((both.mkdocs / page).read_text()), page
     assert broken_media(site) == []
+    urls = pictures((site / "index.html").read_text())  # a formats= image: a <picture>
+    assert urls and all((site / u).resolve().is_file() for u in urls)
     html = (site / "guide/setup/index.html").read_text()
     assert "<mediashortcodes-ref" not in html and "<figure" in html and "media_image 998" in html
 

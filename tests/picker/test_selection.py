@@ -97,6 +97,15 @@ def test_responsive_widths_go_with_the_original_or_a_crop_never_a_format() -> No
         shortcode_for({**original, "widths": "wide"}, IMAGE, FORMATS)
 
 
+def test_the_copied_shortcode_offers_modern_formats_and_priority() -> None:
+    choice = {"file": 10, "format": "original", "formats": "avif,webp", "priority": True}
+    assert shortcode_for(choice, IMAGE, FORMATS) == (
+        '<% media_image 10 original formats="avif,webp" priority=true %>'
+    )
+    with pytest.raises(SelectionError, match="formats must be avif,webp or webp"):
+        shortcode_for({**choice, "formats": "jpeg"}, IMAGE, FORMATS)
+
+
 def test_a_video_can_load_on_click() -> None:
     chosen = {"file": 20, "embed": "iframe", "load": "click"}
     assert shortcode_for(chosen, VIDEO, FORMATS) == ("<% media_video 20 embed=iframe load=click %>")

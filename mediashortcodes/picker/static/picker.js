@@ -437,6 +437,8 @@
       choice.format = $("format").value;
       // Responsive widths scale the original or a custom crop, never a predefined format.
       if (!$("widths-options").hidden) choice.widths = $("widths").value.trim();
+      if ($("formats").value) choice.formats = $("formats").value;
+      if ($("priority").checked) choice.priority = true;
       // Untouched, the alt text stays out of the shortcode so the service's own applies.
       if (state.altEdited) choice.alt = $("alt").value;
       if (isCustom()) {
@@ -491,6 +493,8 @@
     $("out-h").addEventListener("input", () => { syncOutputHeight("h"); updateShortcode(); });
     $("alt").addEventListener("input", () => { state.altEdited = true; updateShortcode(); });
     $("widths").addEventListener("input", updateShortcode);
+    $("formats").addEventListener("change", updateShortcode);
+    $("priority").addEventListener("change", updateShortcode);
     $("load-click").addEventListener("change", updateShortcode);
     $("files-retry").addEventListener("click", () => { if (state.retry) state.retry(); });
     $("tree-retry").addEventListener("click", loadLibrary);
