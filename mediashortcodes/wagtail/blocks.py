@@ -81,8 +81,17 @@ class MediaImageBlock(blocks.StructBlock):  # type: ignore[misc]
     title = blocks.CharBlock(required=False)
     css_class = blocks.CharBlock(required=False, label="Class")
     loading = _choice(("lazy", "eager"), "Empty: lazy")
-    widths = blocks.CharBlock(required=False, help_text="e.g. 480,960,1440")
+    widths = blocks.CharBlock(required=False, help_text="e.g. 480,960,1440, or auto")
     sizes = blocks.CharBlock(required=False)
+    formats = blocks.MultipleChoiceBlock(
+        choices=[("avif", "AVIF"), ("webp", "WebP")],
+        required=False,
+        help_text="Empty: [images] formats",
+    )
+    priority = blocks.BooleanBlock(
+        required=False, help_text="The page's largest image above the fold: loaded first"
+    )
+    placeholder = _choice(("none", "color", "blur"), "Empty: [images] placeholder")
     crop = CropBlock()
 
     class Meta:
@@ -124,7 +133,9 @@ def shortcode_values(name: str, value: Any) -> tuple[Any, str | None, list[tuple
     options: list[tuple[str, Any]] = [("alt", alt)]
     options += [(k, _text(value.get(k))) for k in ("title", "caption", "loading")]
     options += [("class", _text(value.get("css_class")))]
-    options += [(k, _text(value.get(k))) for k in ("widths", "sizes")]
+    options += [(k, _text(value.get(k))) for k in ("widths", "sizes", "placeholder")]
+    options += [("formats", ",".join(value.get("formats") or ()) or None)]
+    options += [("priority", "true" if value.get("priority") else None)]
     crop = value.get("crop") or {}
     options += [(k, _text(crop.get(k))) for k in CROP]
     options += [("stretch", "true" if crop.get("stretch") else None)]

@@ -42,6 +42,11 @@ CASES = [
     ),
     ("image", {"file": 101}, "<% media_image 101 %>"),
     (
+        "image",
+        {"file": 101, "formats": ["avif", "webp"], "priority": True, "placeholder": "color"},
+        '<% media_image 101 formats="avif,webp" priority=true placeholder=color %>',
+    ),
+    (
         "video",
         {"file": 202, "embed": "script", "lang": "en", "title": "Trailer"},
         "<% media_video 202 embed=script title=Trailer lang=en %>",

@@ -4,6 +4,7 @@
 
     {% media_image page.hero "thumb" alt=page.title %}
     {% media_video page.video_id embed="script" %}
+    <meta property="og:image" content="{% media_url page.hero "wide" %}">
     {{ page.intro|richtext|media_shortcodes }}
 
 They render exactly what the Jinja functions and filter render, on the same path
@@ -23,7 +24,7 @@ from django.utils.html import conditional_escape
 from markupsafe import Markup
 
 from ...jinja import shortcodes_in_html, template_path
-from ...language import IMAGE, VIDEO, Location
+from ...language import IMAGE, URL, VIDEO, Location
 from ..rendering import current_renderer, render_built
 
 register = template.Library()
@@ -92,8 +93,10 @@ def _compile(name: str, positional_max: int, parser: Parser, token: Token) -> Me
 
 register.tag("media_image", partial(_compile, IMAGE, 2))
 register.tag("media_video", partial(_compile, VIDEO, 1))
+register.tag("media_url", partial(_compile, URL, 2))  # the published URL alone (og:image)
 media_image = register.tags["media_image"]
 media_video = register.tags["media_video"]
+media_url = register.tags["media_url"]
 
 
 @register.filter(needs_autoescape=True)
