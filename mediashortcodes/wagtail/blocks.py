@@ -42,6 +42,11 @@ class MediaFileBlock(blocks.FieldBlock):  # type: ignore[misc]
         )
         super().__init__(**kwargs)
 
+    def get_form_state(self, value: Any) -> Any:
+        # The chooser widget starts from the chosen file's data (as Wagtail's ChooserBlock
+        # gives it): with the bare id, a saved page's StreamField failed to load in the editor.
+        return self.field.widget.get_value_data(value)
+
     class Meta:
         icon = "image"
 

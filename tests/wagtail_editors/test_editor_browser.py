@@ -2,7 +2,8 @@
 under ``manage.py runserver`` on 127.0.0.1 (started and stopped by its PID here) and the
 session's sandbox: log in, create an article, pick its hero by searching in the chooser,
 add a video block and an image through the rich-text button, publish; the public page
-shows them."""
+shows them and the sandbox records their usage under the page's URL (``report_on_publish``).
+Then the editor clears the hero and publishes again: the sandbox receives its removal."""
 
 from __future__ import annotations
 
@@ -52,11 +53,18 @@ def _django(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+# The site's address is the server's, so Wagtail's URL of a page is the one visitors use.
 SETUP = """
+import os
+from urllib.parse import urlsplit
 from django.contrib.auth.models import User
 from wagtail.models import Site
 User.objects.create_superuser("editor", "editor@example.org", "a-test-password")
-print(Site.objects.get(is_default_site=True).root_page_id)
+address = urlsplit(os.environ["MEDIASITE_URL"])
+site = Site.objects.get(is_default_site=True)
+site.hostname, site.port = address.hostname, address.port
+site.save()
+print(site.root_page_id)
 """
 
 
@@ -76,6 +84,7 @@ def site(sandbox_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
         },
         "usage": {"contact": "Ann Editor", "project": "Website", "state": str(work / "usage")},
         "cache": {"dir": str(work / "cache")},
+        "report_on_publish": True,
     }
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("MEDIASHORTCODES_")},
@@ -150,9 +159,23 @@ def _insert_block(page: Any, label: str) -> None:
     page.get_by_role("option", name=label, exact=True).click()
 
 
-def test_an_editor_picks_media_in_the_admin_and_publishes(page: Any, site: dict[str, Any]) -> None:
+def _publish(page: Any) -> None:
     from playwright.sync_api import expect
 
+    page.locator("footer .w-dropdown__toggle, footer .dropdown-toggle").last.click()
+    page.locator("button[name='action-publish']").click()
+    # Not "could not be published due to validation errors".
+    expect(page.locator(".messages")).to_contain_text(re.compile(r"(created and|been) published"))
+
+
+def test_an_editor_picks_media_in_the_admin_and_publishes(
+    page: Any, site: dict[str, Any], sandbox_server: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    from mediashortcodes.sandbox.usages import is_removal
+
+    sandbox_server.clear_usages()  # the session's sandbox: other tests' reports
     page.goto(f"{site['url']}/admin/pages/add/mediasite/articlepage/{site['home']}/")
     page.fill("#id_title", "Harbour walk")
 
@@ -195,12 +218,29 @@ def test_an_editor_picks_media_in_the_admin_and_publishes(page: Any, site: dict[
     modal.locator(".mediashortcodes-chooser__choice", has_text="Lighthouse").click()
     expect(editor.locator("[data-mediashortcodes-entity='image']")).to_contain_text("Image #109")
 
-    # Publish.
-    page.locator("footer .w-dropdown__toggle, footer .dropdown-toggle").last.click()
-    page.locator("button[name='action-publish']").click()
-    expect(page.locator(".messages")).to_contain_text("published")
-
-    html = urllib.request.urlopen(f"{site['url']}/harbour-walk/").read().decode()
+    # Publish: the page shows its files, and the sandbox knows where they are used.
+    _publish(page)
+    url = f"{site['url']}/harbour-walk/"
+    html = urllib.request.urlopen(url).read().decode()
     assert re.search(r'<div class="hero-field"><img src="/media/[^"]*mountain-lake-101-', html)
     assert re.search(r'<img src="/media/[^"]*lighthouse-109-', html)  # from the rich text
     assert VIDEO_201 in html  # the video block's player
+    assert sandbox_server.pages() == {url: [101, 109, 201]}
+    assert {u["web"]["pageName"] for u in sandbox_server.usages} == {"Harbour walk"}
+
+    # Clear the hero and publish again: the sandbox receives its removal.
+    page.locator(".messages a", has_text="Edit").click()
+    expect(page.locator(".chooser__title", has_text="Welcome to the park")).to_be_visible()
+    expect(page.locator("#id_hero-chooser [data-chooser-title]")).to_have_text(
+        "Mountain lake at dawn"
+    )
+    page.locator("#id_hero-chooser [aria-label='Actions']").click()
+    page.locator("#id_hero-chooser [data-chooser-action-clear]").click()
+    assert page.input_value("#id_hero") == ""
+    _publish(page)
+    html = urllib.request.urlopen(url).read().decode()
+    assert "hero-field" not in html
+    assert "lighthouse-109-" in html and VIDEO_201 in html  # the body as it was
+    assert sandbox_server.pages() == {url: [109, 201]}
+    removals = [(u["web"]["page"], u["id"]) for u in sandbox_server.usages if is_removal(u)]
+    assert removals == [(url, [101])]

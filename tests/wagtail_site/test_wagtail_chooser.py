@@ -100,6 +100,18 @@ def test_choosing_a_file_answers_the_chosen_step(admin: Client) -> None:
     assert result["result"]["preview"].startswith("/admin/mediashortcodes/chooser/101/")
 
 
+def test_a_saved_pages_blocks_open_in_the_editor_with_their_files(
+    admin: Client, pages: dict[str, Any]
+) -> None:
+    # The block's chooser starts from the file's data, not the bare id (which broke the
+    # StreamField in the editor: publishing then dropped the page's body).
+    choose(admin, folder=7, kind="video")  # the editor chose it: its record is cached
+    page = ArticlePage(title="Walk", slug="walk", body=[("video", {"file": 201})])
+    pages["home"].add_child(instance=page)
+    html = admin.get(f"/admin/pages/{page.id}/edit/").content.decode()
+    assert '"id": 201, "title": "Welcome to the park"' in html.replace("&quot;", '"')
+
+
 def test_bad_choices_get_clear_errors(admin: Client, sandbox: Any) -> None:
     hidden = modal(admin.get(reverse("mediashortcodes_chooser:chosen", args=[301])))
     assert hidden["step"] == "choose"

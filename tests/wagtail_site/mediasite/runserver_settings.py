@@ -6,11 +6,27 @@ import os
 
 from .settings import *  # noqa: F403
 
+# runserver answers in threads and the admin autosaves while the editor publishes: writers
+# take SQLite's lock when their transaction starts and wait for it, instead of failing.
 DATABASES = {
-    "default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.environ["MEDIASITE_DB"]}
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ["MEDIASITE_DB"],
+        "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+    }
 }
 MEDIA_ROOT = os.environ["MEDIASITE_MEDIA"]
 STATIC_ROOT = os.environ["MEDIASITE_STATIC"]
 ALLOWED_HOSTS = ["127.0.0.1"]
 WAGTAILADMIN_BASE_URL = os.environ["MEDIASITE_URL"]
 MEDIASHORTCODES = json.loads(os.environ["MEDIASITE_MEDIASHORTCODES"])
+# Errors and the integration's warnings (a usage report kept for later) in the server's log.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "django.request": {"handlers": ["console"], "level": "ERROR"},
+        "mediashortcodes": {"handlers": ["console"], "level": "WARNING"},
+    },
+}
