@@ -3,7 +3,10 @@ under ``manage.py runserver`` on 127.0.0.1 (started and stopped by its PID here)
 session's sandbox: log in, create an article, pick its hero by searching in the chooser,
 add a video block and an image through the rich-text button, publish; the public page
 shows them and the sandbox records their usage under the page's URL (``report_on_publish``).
-Then the editor clears the hero and publishes again: the sandbox receives its removal."""
+Then the editor clears the hero and publishes again: the sandbox receives its removal.
+A second editor meets bad input in the same server and browser: a video for an image field,
+a file the integration cannot see, the service down while choosing; each gets the modal's
+clear message, and the editor goes on to choose, close the modal and save."""
 
 from __future__ import annotations
 
@@ -244,3 +247,77 @@ def test_an_editor_picks_media_in_the_admin_and_publishes(
     assert sandbox_server.pages() == {url: [109, 201]}
     removals = [(u["web"]["page"], u["id"]) for u in sandbox_server.usages if is_removal(u)]
     assert removals == [(url, [101])]
+
+
+def _choose_hero(page: Any, search: str) -> Any:
+    if page.input_value("#id_hero"):  # "Choose another image" is in the actions menu
+        page.locator("#id_hero-chooser [aria-label='Actions']").click()
+    page.locator("#id_hero-chooser [data-chooser-action-choose]:visible").click()
+    modal = _modal(page)
+    modal.locator("#mediashortcodes-q").fill(search)
+    modal.locator("#mediashortcodes-q").press("Enter")
+    return modal
+
+
+def test_bad_input_gets_clear_errors_in_the_editor(
+    page: Any, site: dict[str, Any], sandbox: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{site['url']}/admin/pages/add/mediasite/articlepage/{site['home']}/")
+    page.fill("#id_title", "Bad input")
+    alert = page.locator(".modal-body .mediashortcodes-chooser__error")
+
+    # A video for the (image) hero: the chooser keeps it out of the results.
+    modal = _choose_hero(page, "Welcome to the park")
+    expect(modal.locator("#mediashortcodes-files-title")).to_contain_text("Welcome to the park")
+    expect(modal).to_contain_text("Showing images only: this field takes images.")
+    expect(modal).to_contain_text("No images here.")
+    expect(modal.locator(".mediashortcodes-chooser__choice")).to_have_count(0)
+
+    # A file the integration cannot see (a hidden folder's): search finds nothing, and a
+    # link to it (a bookmarked or stale listing's) gets the chooser's message, not a choice.
+    # So does a link to a video for the hero: the chosen step checks the kind again.
+    modal.locator("#mediashortcodes-q").fill("Unreleased product")
+    modal.locator("#mediashortcodes-q").press("Enter")
+    expect(modal.locator("#mediashortcodes-files-title")).to_contain_text("Unreleased product")
+    expect(modal).to_contain_text("No images here.")
+    for file_id, message in (
+        (301, "file 301 is not visible to this site's integration"),
+        (201, "File 201 (Welcome to the park) is a video; this field takes an image"),
+    ):
+        modal.evaluate(
+            "(modal, url) => { const a = document.createElement('a');"
+            " a.href = url; a.textContent = 'link'; a.dataset.mediashortcodesChoice = '';"
+            " modal.append(a); a.click(); }",
+            f"/admin/mediashortcodes/chooser/{file_id}/?accept=image",
+        )
+        expect(alert).to_contain_text(message)
+        expect(alert).to_contain_text("hoose an")  # "choose another file", "Choose an image"
+    assert page.input_value("#id_hero") == ""
+
+    # The editor goes on in the same modal: searches and chooses an image.
+    modal = _modal(page)
+    modal.locator("#mediashortcodes-q").fill("lake")
+    modal.locator("#mediashortcodes-q").press("Enter")
+    modal.locator(".mediashortcodes-chooser__choice", has_text="Mountain lake at dawn").click()
+    expect(page.locator("#id_hero-chooser [data-chooser-title]")).to_have_text(
+        "Mountain lake at dawn"
+    )
+
+    # The service down while choosing: the modal says so and what to do; the page is kept.
+    sandbox.fail(503)
+    modal = _choose_hero(page, "a search never made before")
+    expect(alert).to_contain_text("The media service cannot be reached just now")
+    expect(alert).to_contain_text("Try again in a moment; pages already saved keep their files.")
+    sandbox.clear_failures()
+    page.locator(".modal button.close, .modal [data-dismiss='modal']").first.click()
+    expect(page.locator(".modal-body")).to_be_hidden()
+    expect(page.locator("#id_hero-chooser [data-chooser-title]")).to_have_text(
+        "Mountain lake at dawn"
+    )
+    page.locator("footer button[type=submit]", has_text="Save draft").click()
+    expect(page.locator(".messages")).to_contain_text(
+        re.compile(r"Page 'Bad input' (created|has been updated)")
+    )
+    assert page.input_value("#id_hero") == "101"
