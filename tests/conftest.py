@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import tempfile
 import zlib
@@ -29,6 +30,11 @@ import pytest
 
 from mediashortcodes.client.async_client import AsyncClient
 from mediashortcodes.config import Credentials
+
+# A suite started in the background (`pytest &` in a script, a CI step run that way) inherits
+# SIGINT ignored, and so would every process it starts: the Ctrl-C tests would wait forever.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 API = "https://api.example.com"
 DOWNLOADS = "https://dl.example.com"
