@@ -26,17 +26,16 @@ import html as htmllib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config, load, with_site_base_url
-from ..errors import ConfigError, ContentError, Problem, counted, display_path
-from ..fileio import Confined, write_atomic
+from ..errors import ConfigError, counted, display_path
 from ..language import Found, LineIndex, html_for
 from ..language.htmltext import find_in_html, splice
 from ..markdown.blocks import block_kind
-from ..site.hosted import page_title
-from ..site.pipeline import BuildOptions, BuildResult, Pipeline, Resolved, depth_prefix
+from ..site.hosted import resolved_for_host, write_finished
+from ..site.pipeline import BuildOptions, BuildResult, Pipeline, Resolved
 from ..usage.manifest import MANIFEST_NAME
 from .detect import detect
 
@@ -148,42 +147,12 @@ def finish_output(
         if (source := _SOURCE.search(text)) is not None:
             sources[shown] = htmllib.unescape(source.group(1))
         texts[output_file] = splice(text, _replacements(text, shown, build))
-    resolved = _resolved(build, keep_going, sources)
+    resolved = resolved_for_host(build, keep_going=keep_going, sources=sources)
+    resolved.result.problems = resolved.problems
     finished.resolved, finished.result = resolved, resolved.result
-    confined = Confined(output, what="the built site")  # a page's folder may be a link
-    titles: dict[str, str] = {}
-    for output_file, text in texts.items():
-        html = resolved.html(text, output_file)
-        titles[output_file] = page_title(html)
-        if html != text:
-            write_atomic(confined.file(output_file), html.encode("utf-8"))
-            finished.rewritten += 1
-    resolved.publish(confined)
-    if config.site.base_url:
-        used = [(p.url, titles.get(p.output_file, ""), p.used) for p in build.pages]
-        resolved.manifest(used).write_atomic(manifest_file)
+    finished.rewritten = write_finished(output, build, resolved, texts)
     resolved.result.output = output
     return finished
-
-
-def _resolved(build: Pipeline, keep_going: bool, sources: dict[str, str]) -> Resolved:
-    """Every place resolved at once; the content's problems raise unless ``keep_going``
-    (media failures only: a malformed shortcode always does), each naming its source."""
-    try:
-        resolved = build.resolve(depth_prefix("", build.config.site.media_dir))
-        resolved.problems = [_with_source(p, sources) for p in resolved.problems]
-        if resolved.problems and (resolved.found or not keep_going):
-            raise ContentError(resolved.problems)
-    except BaseException:
-        build.close()
-        raise
-    resolved.result.problems = resolved.problems
-    return resolved
-
-
-def _with_source(problem: Problem, sources: dict[str, str]) -> Problem:
-    source = sources.get(problem.path)
-    return replace(problem, message=f"{problem.message} (source: {source})") if source else problem
 
 
 def _replacements(text: str, shown: str, build: Pipeline) -> Iterator[tuple[int, int, str]]:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
-from ..errors import ConfigError, ContentError
+from ..errors import ConfigError, ContentError, Problem
 from ..fileio import Confined, write_atomic
 from ..language import html_for
 from ..language.htmltext import splice
@@ -22,17 +22,29 @@ from ..usage.manifest import MANIFEST_NAME
 from .pipeline import BuildOptions, PageEntry, Pipeline, Resolved, depth_prefix
 
 
-def resolved_for_host(pipeline: Pipeline) -> Resolved:
+def resolved_for_host(
+    pipeline: Pipeline, *, keep_going: bool = False, sources: Mapping[str, str] | None = None
+) -> Resolved:
     """Resolve every place at once; raise ContentError listing every problem (unless
-    previewing), an outage's error, or a setting's."""
+    previewing, or ``keep_going`` and only files failed: a malformed shortcode always
+    does), an outage's error, or a setting's. ``sources``: a page's source, named in its
+    problems."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
-        if resolved.problems and not pipeline.preview:
+        if sources:
+            resolved.problems = [_with_source(p, sources) for p in resolved.problems]
+        stops = resolved.found or not keep_going
+        if resolved.problems and not pipeline.preview and stops:
             raise ContentError(resolved.problems)
     except BaseException:
         pipeline.close()
         raise
     return resolved
+
+
+def _with_source(problem: Problem, sources: Mapping[str, str]) -> Problem:
+    source = sources.get(problem.path)
+    return replace(problem, message=f"{problem.message} (source: {source})") if source else problem
 
 
 def host_config(
@@ -119,18 +131,29 @@ def finish_site(
     if not refs and manifest_file.is_file() and manifest_file.stat().st_mtime >= newest:
         return None
     resolved = resolved_for_host(build)
+    write_finished(site_dir, build, resolved, texts, site_name)
+    return resolved
+
+
+def write_finished(
+    site_dir: Path, build: Pipeline, resolved: Resolved, texts: dict[str, str], site_name: str = ""
+) -> int:
+    """Write the built pages ``texts`` (by output file) with their markers replaced, each
+    changed one atomically, publish the media and write the manifest; the pages rewritten."""
     titles: dict[str, str] = {}
+    rewritten = 0
     confined = Confined(site_dir, what="the built site")  # a page's folder may be a link
     for output_file, text in texts.items():
         html = resolved.html(text, output_file)
         titles[output_file] = page_title(html, site_name)
         if html != text:
             write_atomic(confined.file(output_file), html.encode("utf-8"))
-    resolved.publish(site_dir)
-    if config.site.base_url:
+            rewritten += 1
+    resolved.publish(confined)
+    if build.config.site.base_url:
         pages_used = [(p.url, titles.get(p.output_file, ""), p.used) for p in build.pages]
-        resolved.manifest(pages_used).write_atomic(manifest_file)
-    return resolved
+        resolved.manifest(pages_used).write_atomic(site_dir / MANIFEST_NAME)
+    return rewritten
 
 
 def _with_markers(text: str, output_file: str, build: Pipeline) -> str:
