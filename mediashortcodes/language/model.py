@@ -110,6 +110,11 @@ class Shortcode(_Memo):
         return crop_of(self.options)
 
     @property
+    def priority(self) -> bool:
+        """``priority=true``: loaded first (eager, ``fetchpriority``) and preloaded."""
+        return PRIORITY_VALUES.get((self.option("priority") or "false").lower(), False)
+
+    @property
     def is_image(self) -> bool:
         return self.name == IMAGE
 

@@ -222,7 +222,7 @@ class Renderer:
         ``<figure>`` when there is a caption; ``media_url``: the URL alone."""
         if shortcode.is_url:
             return Markup.escape(image.src)
-        priority = (shortcode.option("priority") or "false").lower() in ("true", "1")
+        priority = shortcode.priority
         loading = "eager" if priority else _option(shortcode, "loading", "lazy", LOADING)
         sizes = image.sizes or "100vw"
         if loading == "lazy" and shortcode.option("sizes") is None:

@@ -297,7 +297,7 @@ class Resolved:
                     else:
                         image = outcome.resolved(prefix)
                         text = renderer.image(sc, image)
-                        if sc.option("priority") in ("true", "1"):  # preloaded from the head
+                        if sc.priority:  # preloaded from the head
                             text = HEAD.join(("", renderer.preload(image), text))
                 except ValueError as exc:  # e.g. a mediaId that cannot go into a URL or script
                     message = str(exc)
