@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,19 @@ def service_settings(
         "usage": {"contact": "Ann Editor", "project": "Website", "state": str(state)},
         "cache": {"dir": str(cache)},
     }
+
+
+@contextmanager
+def with_clean_usages(sandbox: Any, value: dict[str, Any]) -> Iterator[Any]:
+    """MEDIASHORTCODES set to ``value``, the sandbox's usages empty before and after."""
+    from django.test.utils import override_settings
+
+    sandbox.clear_usages()
+    try:
+        with override_settings(MEDIASHORTCODES=value):
+            yield sandbox
+    finally:
+        sandbox.clear_usages()
 
 
 @pytest.fixture(scope="session")

@@ -13,11 +13,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import TestCase
-from django.test.utils import override_settings
 
 from mediashortcodes.wagtail.models import PageUsageRecord
 
-from .conftest import service_settings
+from .conftest import service_settings, with_clean_usages
 from .mediasite.models import ArticlePage
 
 URL = "http://localhost/"  # Wagtail's own URL of the site's root (no [site] base_url)
@@ -27,12 +26,8 @@ URL = "http://localhost/"  # Wagtail's own URL of the site's root (no [site] bas
 def live(sandbox: Any, tmp_path: Path) -> Iterator[Any]:
     value = {**service_settings(sandbox, tmp_path / "state.json"), "report_on_publish": True}
     value["service"] = {**value["service"], "timeout": 2}
-    sandbox.clear_usages()
-    try:
-        with override_settings(MEDIASHORTCODES=value):
-            yield sandbox
-    finally:
-        sandbox.clear_usages()
+    with with_clean_usages(sandbox, value):
+        yield sandbox
 
 
 def committed(action: Any) -> None:

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test.utils import override_settings
 
-from .conftest import SITE, service_settings
+from .conftest import SITE, service_settings, with_clean_usages
 from .mediasite.models import ArticlePage
 
 HARBOUR = [109, 110, 120, 201, 202]
@@ -32,12 +32,8 @@ def build_dir(tmp_path: Path) -> Iterator[Path]:
 def public(sandbox: Any, tmp_path: Path) -> Iterator[Any]:
     """``[site] base_url`` set, a fresh usage state, and no usages in the sandbox."""
     value = service_settings(sandbox, tmp_path / "usage-state.json", base_url=SITE)
-    sandbox.clear_usages()
-    try:
-        with override_settings(MEDIASHORTCODES=value):
-            yield sandbox
-    finally:
-        sandbox.clear_usages()
+    with with_clean_usages(sandbox, value):
+        yield sandbox
 
 
 def build() -> None:
