@@ -25,7 +25,7 @@ both sites; the tools' order turns from round to round. ``MEDIASHORTCODES_CACHE_
 set, as a trusted CI job sets it. A tree whose ``build --help`` offers ``--no-memo`` has the
 page memo (on by default); ``--no-memo-too`` adds that tree built with ``--no-memo``. Then
 the same for the large size (``--large N:K``, default 10000:3000). The figures are medians
-over the rounds, with the peak memory of the build's whole process tree (its RSS summed
+over the rounds, with the peak memory of the build's whole process tree (its RSS and its PSS summed
 over the build and its worker processes, sampled from /proc every 50 ms); the sandbox
 counts each build's requests. The last line is one JSON object.
 
@@ -204,21 +204,27 @@ def access_token(sandbox: SandboxProcess) -> str:
 
 def timed(args: list[str], env: dict[str, str], what: str) -> dict[str, float]:
     """Run ``args`` to the end: wall seconds, CPU seconds of the child and its children
-    (user + system), and the peak of the RSS of its process tree, summed (MB; sampled)."""
+    (user + system), and the peaks of the RSS and of the PSS of its process tree, summed (MB;
+    sampled; in the PSS a page the forked workers share counts once, split between them)."""
     os.sync()  # the previous build's pages are written back before, not during, this one
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     process = subprocess.Popen(
         args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    with sampling_rss(process.pid, every=SAMPLE_SECONDS, pss=False) as (rss, _):
+    with sampling_rss(process.pid, every=SAMPLE_SECONDS) as (rss, pss):
         _out, errors = process.communicate()
     seconds = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode != 0:
         raise BenchmarkError(f"{what} failed (exit {process.returncode}):\n{errors.strip()}")
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return {"s": seconds, "cpu_s": cpu, "peak_rss_all_mb": max(rss, default=0.0)}
+    return {
+        "s": seconds,
+        "cpu_s": cpu,
+        "peak_rss_all_mb": max(rss, default=0.0),
+        "peak_pss_all_mb": max(pss, default=0.0),
+    }
 
 
 class Bench:
@@ -275,7 +281,10 @@ class Bench:
             figures = {
                 "s": first["s"] + figures["s"],
                 "cpu_s": first["cpu_s"] + figures["cpu_s"],
-                "peak_rss_all_mb": max(first["peak_rss_all_mb"], figures["peak_rss_all_mb"]),
+                **{
+                    peak: max(first[peak], figures[peak])
+                    for peak in ("peak_rss_all_mb", "peak_pss_all_mb")
+                },
             }
         figures["requests"] = sum(int(n) for n in self.sandbox.stats().values())
         return figures
@@ -318,6 +327,7 @@ def measure(
                         f"  N={n} round {number + 1} {kind:<16} {tool.name:<12}"
                         f"{figures['s']:7.2f} s  CPU {figures['cpu_s']:6.2f} s"
                         f"  {figures['peak_rss_all_mb']:6.0f} MB"
+                        f" (PSS {figures['peak_pss_all_mb']:4.0f})"
                         f"  {figures['requests']:5.0f} requests",
                         file=log,
                         flush=True,
@@ -340,12 +350,10 @@ def _figures(tool: Tool, prefix: str = "") -> dict[str, Any]:
         figures[f"{prefix}{kind}_cpu_s"] = _median(builds, "cpu_s")
         figures[f"{prefix}{kind}_requests"] = int(max(b["requests"] for b in builds))
         figures[f"{prefix}{kind}_runs_s"] = [round(b["s"], 3) for b in builds]
-        figures[f"{prefix}{kind}_peak_rss_all_mb"] = round(
-            max(b["peak_rss_all_mb"] for b in builds), 1
-        )
-    figures[f"{prefix}peak_rss_all_mb"] = max(
-        figures[f"{prefix}{k}_peak_rss_all_mb"] for k in KINDS
-    )
+        for peak in ("peak_rss_all_mb", "peak_pss_all_mb"):
+            figures[f"{prefix}{kind}_{peak}"] = round(max(b[peak] for b in builds), 1)
+    for peak in ("peak_rss_all_mb", "peak_pss_all_mb"):
+        figures[f"{prefix}{peak}"] = max(figures[f"{prefix}{k}_{peak}"] for k in KINDS)
     return figures
 
 
@@ -376,6 +384,7 @@ def summarise(tools: list[Tool], *, n: int, k: int, latency_ms: float) -> dict[s
         summary[f"{kind}_s"] = this[f"{kind}_s"]
         summary[f"{kind}_ratio"] = this[f"{kind}_ratio"]
     summary["peak_rss_all_mb"] = this["peak_rss_all_mb"]
+    summary["peak_pss_all_mb"] = this["peak_pss_all_mb"]
     summary["trees"] = per_tree
     return summary
 
@@ -388,7 +397,7 @@ def table(f: dict[str, Any]) -> str:
         + ("; trees: Hugo, then `finish`" if f.get("mode") == "finish" else ""),
         "",
         f"{'tool':<14}{'cold s':>9}{'warm s':>9}{'1 edit s':>10}{'layout s':>10}"
-        f"{'cold/H':>8}{'warm/H':>8}{'edit/H':>8}{'lay/H':>8}{'peak MB':>9}{'requests':>13}",
+        f"{'cold/H':>8}{'warm/H':>8}{'edit/H':>8}{'lay/H':>8}{'peak MB':>9}{'PSS':>6}{'requests':>13}",
     ]
     rows = [("hugo", {k[len("hugo_") :]: v for k, v in f.items() if k.startswith("hugo_")})]
     for name, t in [*rows, *f["trees"].items()]:
@@ -402,6 +411,7 @@ def table(f: dict[str, Any]) -> str:
             )
             + ratios
             + f"{t['peak_rss_all_mb']:>9.0f}"
+            + f"{t['peak_pss_all_mb']:>6.0f}"
             + f"{t['cold_requests']:>7d} / {t['warm_requests']}"
         )
     if f["hugo_warm_requests"]:
@@ -505,7 +515,15 @@ def main(argv: list[str] | None = None) -> int:
     if len(summaries) > 1:
         large = summaries[1]
         figures["large"] = large
-        for key in ("n", "k", "warm_s", "warm_ratio", "hugo_warm_s", "peak_rss_all_mb"):
+        for key in (
+            "n",
+            "k",
+            "warm_s",
+            "warm_ratio",
+            "hugo_warm_s",
+            "peak_rss_all_mb",
+            "peak_pss_all_mb",
+        ):
             figures[f"large_{key}"] = large[key]
     print(json.dumps(figures))
     return 0
