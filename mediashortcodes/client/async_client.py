@@ -1,10 +1,5 @@
 """The client of the service, asynchronous; :class:`~.sync_client.Client` wraps it.
-
-Creating it does no I/O: the first API call fetches the token (:class:`TokenManager`).
-Retries follow :mod:`.base`. The token goes to the API host only: downloads use a second
-pool that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions
-of :mod:`mediashortcodes.errors` leave here, their texts redacted.
-"""
+Only the exceptions of :mod:`mediashortcodes.errors` leave here, their texts redacted."""
 
 from __future__ import annotations
 
@@ -426,5 +421,4 @@ def client_from_config(
     config: Config, credentials: Credentials, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> AsyncClient:
     """An :class:`AsyncClient` for the configured service; it makes no request until used."""
-    settings = client_settings(config)
-    return AsyncClient(config.service.base_url, credentials, transport=transport, **settings)
+    return AsyncClient(credentials=credentials, transport=transport, **client_settings(config))
