@@ -354,9 +354,6 @@ class TokenManager:
         self._failure: Exception | None = None
         self._lock = asyncio.Lock()
 
-    def __repr__(self) -> str:
-        return f"<TokenManager {'empty' if self._token is None else 'holding a token'}>"
-
     def _current(self) -> str | None:
         if self._token is not None and self._clock() < self._renew_at:
             return self._token
