@@ -277,18 +277,14 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: Callable[[float, float], float] = field(default=random.uniform, repr=False)
 
-    def backoff(self, retry: int) -> float:
-        """The jittered wait before retry number ``retry`` (1 for the first)."""
-        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
-        return self.jitter(ceiling / 2, ceiling)
-
     def next_wait(self, retry: int, elapsed: float, retry_after: float | None) -> float | None:
-        """Seconds to wait before retry number ``retry`` (``retry_after`` if the service
-        sent one, capped at what remains of the budget), or ``None`` to stop."""
+        """Seconds to wait before retry number ``retry`` (1 for the first): ``retry_after``
+        if the service sent one, capped at what remains of the budget; ``None`` to stop."""
         remaining = self.total_seconds - elapsed
         if retry > self.max_retries or remaining <= 0:
             return None
-        wait = retry_after if retry_after is not None else self.backoff(retry)
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
+        wait = retry_after if retry_after is not None else self.jitter(ceiling / 2, ceiling)
         return min(wait, remaining)
 
 
