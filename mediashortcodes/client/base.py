@@ -313,10 +313,9 @@ class Attempts:
         if not is_retryable_status(status):
             return None
         retry_after = parse_retry_after(response.headers.get("retry-after"), time.time())
-        wait = self._next(retry_after)
+        wait = self._next(retry_after, f"{self.what} answered HTTP {status}")
         if wait is None:
             raise self._exhausted_status(status)
-        log.info("%s answered HTTP %d; retry %d in %.2f s", self.what, status, self.retries, wait)
         if wait >= LONG_WAIT:
             self.announce(status, wait)
         return wait
@@ -329,31 +328,28 @@ class Attempts:
         try:
             read_json(call, response)
         except InvalidResponseError as exc:
-            wait = self._next(None)
+            wait = self._next(None, f"{self.what}: {exc}")
             if wait is None:
                 raise
-            log.info("%s: %s; retry %d in %.2f s", self.what, exc, self.retries, wait)
             return wait
         return None
 
     def after_error(self, exc: Exception) -> float:
         # Asking DNS again in a second gives the same answer; a certificate too. Raised
         # while handling httpx's exception, whose text holds the URL: hidden.
-        wait = None if unknown_host(exc) or untrusted_certificate(exc) else self._next(None)
+        final = unknown_host(exc) or untrusted_certificate(exc)
+        wait = None if final else self._next(None, f"{self.what} failed ({self._describe(exc)})")
         if wait is None:
             raise self._exhausted_error(exc) from None
-        log.info(
-            "%s failed (%s); retry %d in %.2f s",
-            self.what,
-            self._describe(exc),
-            self.retries,
-            wait,
-        )
         return wait
 
-    def _next(self, retry_after: float | None) -> float | None:
+    def _next(self, retry_after: float | None, event: str) -> float | None:
+        """The wait before the next retry, logged with ``event``; ``None`` to stop."""
         self.retries += 1
-        return self.policy.next_wait(self.retries, self.clock() - self.started, retry_after)
+        wait = self.policy.next_wait(self.retries, self.clock() - self.started, retry_after)
+        if wait is not None:
+            log.info("%s; retry %d in %.2f s", event, self.retries, wait)
+        return wait
 
     def _summary(self) -> str:
         return f"{self.retries} attempts in {self.clock() - self.started:.1f} s"
