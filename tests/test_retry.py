@@ -41,10 +41,11 @@ def test_retry_after_in_the_past_means_no_wait():
 
 
 def test_backoff_doubles_within_jitter_bounds_and_is_capped():
-    policy = RetryPolicy(base_delay=0.5, max_delay=4.0, jitter=lambda low, high: high)
-    assert [policy.backoff(n) for n in range(1, 7)] == [0.5, 1.0, 2.0, 4.0, 4.0, 4.0]
+    policy = RetryPolicy(max_retries=6, max_delay=4.0, jitter=lambda low, high: high)
+    waits = [policy.next_wait(n, 0.0, None) for n in range(1, 7)]
+    assert waits == [0.5, 1.0, 2.0, 4.0, 4.0, 4.0]
     low = RetryPolicy(base_delay=0.5, jitter=lambda low, high: low)
-    assert low.backoff(3) == 1.0
+    assert low.next_wait(3, 0.0, None) == 1.0
 
 
 def test_retry_after_replaces_the_backoff():

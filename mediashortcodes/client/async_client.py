@@ -1,10 +1,5 @@
 """The client of the service, asynchronous; :class:`~.sync_client.Client` wraps it.
-
-Creating it does no I/O: the first API call fetches the token (:class:`TokenManager`).
-Retries follow :mod:`.base`. The token goes to the API host only: downloads use a second
-pool that never carries it, to hosts :mod:`.download_policy` allows. Only the exceptions
-of :mod:`mediashortcodes.errors` leave here, their texts redacted.
-"""
+Only the exceptions of :mod:`mediashortcodes.errors` leave here, their texts redacted."""
 
 from __future__ import annotations
 
@@ -359,9 +354,6 @@ class TokenManager:
         self._failure: Exception | None = None
         self._lock = asyncio.Lock()
 
-    def __repr__(self) -> str:
-        return f"<TokenManager {'empty' if self._token is None else 'holding a token'}>"
-
     def _current(self) -> str | None:
         if self._token is not None and self._clock() < self._renew_at:
             return self._token
@@ -426,5 +418,4 @@ def client_from_config(
     config: Config, credentials: Credentials, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> AsyncClient:
     """An :class:`AsyncClient` for the configured service; it makes no request until used."""
-    settings = client_settings(config)
-    return AsyncClient(config.service.base_url, credentials, transport=transport, **settings)
+    return AsyncClient(credentials=credentials, transport=transport, **client_settings(config))

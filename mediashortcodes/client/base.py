@@ -1,7 +1,5 @@
-"""The client's parts besides sending: a request as data (:class:`Call`; AsyncClient's
-methods name the seven endpoints), how to read its answer and which error a failed one is,
-statistics, TLS and proxy settings, when to retry (pure) and the bookkeeping of retries,
-and the errors (redacted) that replace httpx's, whose texts carry URLs."""
+"""The client's parts besides sending: a request as data, reading its answer, the errors
+(redacted: httpx's texts carry URLs), statistics, TLS, connection lanes and retries."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -96,17 +94,6 @@ def parse_token(data: Any) -> Token:
     return token
 
 
-def _snippet(response: httpx.Response, secrets: Iterable[str]) -> str:
-    try:
-        text = response.text
-    except (httpx.ResponseNotRead, UnicodeDecodeError):
-        return ""
-    # Masked before it is cut: a cut secret is no longer the secret the mask looks for (an
-    # echoed token request once showed 41 of a refresh token's 65 characters).
-    text = redact(redact_urls_in(" ".join(text.split())), secrets)
-    return text[:200]
-
-
 def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -> ServiceError:
     """The error for a final, unsuccessful answer to ``call``."""
     status = response.status_code
@@ -141,7 +128,9 @@ def status_error(call: Call, response: httpx.Response, secrets: Iterable[str]) -
             f"{ENV_BASE_URL} is the API root (paths are <base_url>/1/...)",
             status=status,
         )
-    detail = _snippet(response, secrets)
+    # Masked before it is cut: a cut secret is no longer the secret the mask looks for (an
+    # echoed token request once showed 41 of a refresh token's 65 characters).
+    detail = redact(redact_urls_in(" ".join(response.text.split())), secrets)[:200]
     return ServiceError(
         f"the service answered HTTP {status} to {call.what}"
         + (f": {detail}" if detail else "")
@@ -190,10 +179,8 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
 
 
 class Lanes:
-    """httpx clients (lanes) serving one request at a time each, kept alive between them;
-    up to ``size``, made as needed, past which a request waits ``timeout`` as a pool would.
-    Faster than one shared httpcore pool, which re-scans every request and polls each idle
-    socket whenever a request enters or leaves it (docs/api.md, *Connections*)."""
+    """Up to ``size`` httpx clients serving one request at a time each, made as needed;
+    faster than one shared pool (docs/api.md, *Connections*)."""
 
     def __init__(self, make: Callable[[], httpx.AsyncClient], size: int, timeout: float) -> None:
         self._make = make
@@ -260,10 +247,8 @@ def is_retryable_status(status: int) -> bool:
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date).
-
-    ``now`` is the wall-clock time (epoch seconds); unreadable values give ``None``.
-    """
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date) at the
+    epoch time ``now``; ``None`` when unreadable."""
     if not value:
         return None
     value = value.strip()
@@ -277,7 +262,7 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - datetime.fromtimestamp(now, UTC).timestamp())
+    return max(0.0, when.timestamp() - now)
 
 
 @dataclass(frozen=True)
@@ -292,21 +277,14 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: Callable[[float, float], float] = field(default=random.uniform, repr=False)
 
-    def backoff(self, retry: int) -> float:
-        """The jittered wait before retry number ``retry`` (1 for the first retry)."""
-        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
-        return self.jitter(ceiling / 2, ceiling)
-
     def next_wait(self, retry: int, elapsed: float, retry_after: float | None) -> float | None:
-        """Seconds to wait before retry number ``retry``, or ``None`` when it is time to stop.
-
-        A ``Retry-After`` from the service replaces the computed backoff; either is capped
-        at what remains of the total budget.
-        """
+        """Seconds to wait before retry number ``retry`` (1 for the first): ``retry_after``
+        if the service sent one, capped at what remains of the budget; ``None`` to stop."""
         remaining = self.total_seconds - elapsed
         if retry > self.max_retries or remaining <= 0:
             return None
-        wait = retry_after if retry_after is not None else self.backoff(retry)
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
+        wait = retry_after if retry_after is not None else self.jitter(ceiling / 2, ceiling)
         return min(wait, remaining)
 
 
@@ -335,10 +313,9 @@ class Attempts:
         if not is_retryable_status(status):
             return None
         retry_after = parse_retry_after(response.headers.get("retry-after"), time.time())
-        wait = self._next(retry_after)
+        wait = self._next(retry_after, f"{self.what} answered HTTP {status}")
         if wait is None:
             raise self._exhausted_status(status)
-        log.info("%s answered HTTP %d; retry %d in %.2f s", self.what, status, self.retries, wait)
         if wait >= LONG_WAIT:
             self.announce(status, wait)
         return wait
@@ -351,31 +328,28 @@ class Attempts:
         try:
             read_json(call, response)
         except InvalidResponseError as exc:
-            wait = self._next(None)
+            wait = self._next(None, f"{self.what}: {exc}")
             if wait is None:
                 raise
-            log.info("%s: %s; retry %d in %.2f s", self.what, exc, self.retries, wait)
             return wait
         return None
 
     def after_error(self, exc: Exception) -> float:
         # Asking DNS again in a second gives the same answer; a certificate too. Raised
         # while handling httpx's exception, whose text holds the URL: hidden.
-        wait = None if unknown_host(exc) or untrusted_certificate(exc) else self._next(None)
+        final = unknown_host(exc) or untrusted_certificate(exc)
+        wait = None if final else self._next(None, f"{self.what} failed ({self._describe(exc)})")
         if wait is None:
             raise self._exhausted_error(exc) from None
-        log.info(
-            "%s failed (%s); retry %d in %.2f s",
-            self.what,
-            self._describe(exc),
-            self.retries,
-            wait,
-        )
         return wait
 
-    def _next(self, retry_after: float | None) -> float | None:
+    def _next(self, retry_after: float | None, event: str) -> float | None:
+        """The wait before the next retry, logged with ``event``; ``None`` to stop."""
         self.retries += 1
-        return self.policy.next_wait(self.retries, self.clock() - self.started, retry_after)
+        wait = self.policy.next_wait(self.retries, self.clock() - self.started, retry_after)
+        if wait is not None:
+            log.info("%s; retry %d in %.2f s", event, self.retries, wait)
+        return wait
 
     def _summary(self) -> str:
         return f"{self.retries} attempts in {self.clock() - self.started:.1f} s"
@@ -482,6 +456,7 @@ def client_settings(config: Config) -> dict[str, Any]:
             "mediashortcodes.client.service.open_service first)"
         )
     return {
+        "base_url": service.base_url,
         "timeout": service.timeout,
         "max_retries": service.max_retries,
         "retry_total_seconds": service.retry_total_seconds,

@@ -1,8 +1,5 @@
-"""Which download links the client may follow: the download host, the API host, a host
-under the API host's registrable domain (public-suffix list, private section included) or
-one of ``[service] allowed_download_hosts``; plain http only when allowed or for a loopback
-API (the sandbox).
-"""
+"""Which download links the client may follow (docs/api.md, *Downloads and the download
+host policy*)."""
 
 from __future__ import annotations
 

@@ -13,11 +13,9 @@ T = TypeVar("T")
 
 
 def run_returning(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, SIGTERM taken as Ctrl-C: while the loop runs it cancels the main
-    task, and the program's handler (it raises: inside a task asyncio would print "Task
-    exception was never retrieved") is called once the loop is closed. The result is kept
-    off the main task, which the runner formats into a message on exit (tens of ms for a
-    whole site's resolution)."""
+    """``asyncio.run``, SIGTERM cancelling the main task as Ctrl-C does; the program's
+    handler (it raises: inside a task asyncio would print "Task exception was never
+    retrieved") is called once the loop is closed."""
     import asyncio  # only when the service or the shared cache is asked
 
     box: list[T] = []

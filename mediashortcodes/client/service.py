@@ -1,9 +1,5 @@
-"""Where the service is and who we are to it, for one command or one build.
-
-With ``[service] sandbox = true`` the local sandbox runs for the duration of the ``with``
-block and its URLs and demo credentials are used; otherwise the URLs come from the config
-(or the environment) and the credentials from the environment.
-"""
+"""Where the service is and who we are to it, for one command or one build: the
+configured one with the environment's credentials, or the local sandbox."""
 
 from __future__ import annotations
 
@@ -17,7 +13,8 @@ from ..errors import ConfigError
 
 @contextmanager
 def open_service(config: Config) -> Iterator[tuple[Config, Credentials]]:
-    """Yield ``(config with the service URLs filled in, credentials)``; contacts nothing."""
+    """Yield ``(config with the service URLs filled in, credentials)``; contacts nothing.
+    With ``[service] sandbox = true`` the sandbox runs until the ``with`` block ends."""
     if not config.service.sandbox:
         require_service_urls(config)
         yield config, credentials_from_env()

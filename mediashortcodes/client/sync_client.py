@@ -116,5 +116,4 @@ def sync_client_from_config(
     config: Config, credentials: Credentials, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Client:
     """A :class:`Client` for the configured service; it makes no request until used."""
-    settings = client_settings(config)
-    return Client(config.service.base_url, credentials, transport=transport, **settings)
+    return Client(credentials=credentials, transport=transport, **client_settings(config))

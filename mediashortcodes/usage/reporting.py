@@ -1,9 +1,6 @@
-"""Tell the service which files each page uses, and which it no longer uses.
-
-The build's manifest is diffed against the state (or the live site's manifest) and each
-page's changes sent concurrently; a page is recorded once accepted, its additions recorded
-as *pending* before they are sent, so a crash loses nothing (sending twice does no harm).
-"""
+"""Tell the service which files each page uses, and which it no longer uses: the build's
+manifest diffed against the state (or the live site's manifest), pages sent concurrently;
+additions are recorded as *pending* before they are sent, so a crash loses nothing."""
 
 from __future__ import annotations
 
@@ -213,12 +210,10 @@ async def report_usage(
             "[service] sandbox = true: this report goes to the built-in sandbox, which lives "
             "only as long as this command; no real service hears of it"
         )
-    if isinstance(previous, Manifest) or previous:
-        base = (
-            previous
-            if isinstance(previous, Manifest)
-            else await load_previous(previous, **_previous_limits(config))
-        )
+    if previous and not isinstance(previous, Manifest):
+        previous = await load_previous(previous, **_previous_limits(config))
+    if isinstance(previous, Manifest):
+        base = previous
         check_same_site(base, manifest)
     else:
         base = state.load(manifest.site)

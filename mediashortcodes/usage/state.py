@@ -1,10 +1,6 @@
-"""What the service was last told, in the manifest format: merged per page under a lock
-file (two reports at once lose nothing), never read or written through a link.
-
-A report's pages are appended to a journal beside the state (one line each batch, fsynced:
-a page's cost does not grow with the site) and folded into the state file when the report
-ends, or by the next update; reading the state replays the journal over it.
-"""
+"""What the service was last told, in the manifest format, merged per page under a lock
+file, never read or written through a link, with a journal of the pages accepted since it
+was last written (docs/usage-reporting.md, *The state*)."""
 
 from __future__ import annotations
 
