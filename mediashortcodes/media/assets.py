@@ -11,20 +11,16 @@ import hashlib
 import logging
 import re
 import unicodedata
-from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import CacheMissError, InvalidResponseError, NotFoundError, ServiceError
 from ..records import Crop, File
 from . import imageinfo
 from .cache import MediaCache, Stored
+from .catalog import Connect
 
-if TYPE_CHECKING:
-    from ..client.async_client import AsyncClient
-
-Connect = Callable[[], Awaitable["AsyncClient"]]
 log = logging.getLogger("mediashortcodes")
 
 

@@ -1,14 +1,8 @@
 """AVIF and WebP encodings and placeholders of the published images (Pillow: extra "images").
 
-Made at build time from the verified bytes of each published variant, in separate processes
-on every core, only when something is not in the cache yet. An encoding is kept like any
-variant, content-addressed (its key: the source's SHA-256, the format, the width, the
-quality and the Pillow and codec versions), so the shared tier carries it and a warm build
-encodes nothing. The choices (docs/shortcodes.md, "Modern formats"): an animated image is
-never re-encoded; a format whose encoding is not smaller than the service's file at some
-width is left out for that image (a ``<source>`` lists the same widths as the ``<img>``);
-the picture is turned upright by its EXIF orientation, its ICC profile kept, and no other
-metadata (EXIF, XMP, GPS) copied.
+Made from the verified bytes of each published variant, in separate processes, only for
+what the cache lacks; each is kept like a variant, keyed by everything that changes it, so
+a warm build encodes nothing. The choices: docs/shortcodes.md, "Modern formats".
 """
 
 from __future__ import annotations
@@ -197,8 +191,8 @@ def _with(
 
 
 async def _run(plan: _Plan, warn: Callable[[str], object]) -> None:
-    """The jobs, on every core in separate processes (none started without a job), the
-    bytes of those running and next only in memory."""
+    """The jobs, on every core in separate processes; the bytes of those running and next
+    only in memory."""
     if not plan.jobs:
         return
     import multiprocessing  # here: a build with nothing to encode starts faster without it
