@@ -1,11 +1,8 @@
 """A fresh runner's head start: the shared cache's images come while the pages render.
 
-A runner with no snapshot of the site (a new CI machine) will need nearly every image the
-last trusted build used, and the shared tier's pack names them all. So the cache forks one
-process that reads the pack and keeps those blobs in the local cache (each checked in full)
-while this one renders; the resolution then finds them, takes the records from the pack
-it read, and asks the tier only for the rest. It writes nothing a build would not, never
-asks the service, and says nothing (a failing remote shows when the build asks it).
+A forked process reads the shared tier's pack and keeps the blobs it names in the local
+cache (docs/ci.md). It writes nothing a build would not, never asks the service, and says
+nothing (a failing remote shows when the build asks it).
 """
 
 from __future__ import annotations
