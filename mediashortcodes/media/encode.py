@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError
@@ -22,9 +22,6 @@ from ..language.model import ENCODINGS
 from ..language.validation import formats_of
 from . import imageinfo
 from .cache import MediaCache, Stored
-
-if TYPE_CHECKING:
-    from ..language import Shortcode
 
 # The resolver's (which imports this module): ImageOutcome, Published and Resolution.
 ImageOutcome = Published = Resolution = Any
@@ -118,12 +115,6 @@ class _Plan:
         return key
 
 
-def _asked(sc: Shortcode, config: Config) -> tuple[tuple[str, ...], str]:
-    written = sc.option("formats")
-    formats = config.images.formats if written is None else formats_of(written)
-    return formats, sc.option("placeholder") or config.images.placeholder
-
-
 async def add_encodings(
     resolution: Resolution, config: Config, cache: MediaCache, warn: Callable[[str], object]
 ) -> int:
@@ -133,7 +124,9 @@ async def add_encodings(
     wanted: dict[tuple[int, tuple[str, ...], str], list[int]] = {}
     for i, (sc, outcome) in enumerate(resolution.pairs()):
         if sc.is_image and hasattr(outcome, "sources"):
-            formats, placeholder = _asked(sc, config)
+            written = sc.option("formats")
+            formats = config.images.formats if written is None else formats_of(written)
+            placeholder = sc.option("placeholder") or config.images.placeholder
             if formats or placeholder != "none":
                 try:
                     codecs(formats or ("webp",))
