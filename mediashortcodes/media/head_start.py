@@ -41,11 +41,9 @@ class HeadStart:
         it read them, if it did."""
         self.process.join(timeout)
         self._end()
-        try:
+        with contextlib.suppress(OSError, ValueError, TypeError):
             damaged = json.loads((self.folder / _DAMAGED).read_bytes())
             self.damaged = [name for name in damaged if type(name) is str]
-        except (OSError, ValueError, TypeError):
-            pass
         try:
             return (self.folder / _PACK).read_bytes()
         except OSError:
