@@ -169,16 +169,14 @@ class MediaCache:
         )
 
     async def prefetch(self, keys: Iterable[str]) -> bool:
-        """Bring the records of ``keys`` and their images from the shared tier all at once,
-        for the look-ups after it; False, asking nothing, without one."""
+        """Bring the records of ``keys`` and their images from the shared tier at once."""
         if self._tier is None or self._remote is None:
             return False
         await self._tier.prefetch(keys, self)
         return True
 
     async def flush_shared(self, *, finished: bool) -> None:
-        """Write what this build fetched to the shared tier (if trusted) and close it; when
-        the build ``finished``, the records it used and their packs too."""
+        """Write what this build fetched to the shared tier (``finished``: its packs too)."""
         if self._tier is not None:
             used = finished and self._snapshot_name is not None
             try:
@@ -187,8 +185,7 @@ class MediaCache:
                 await self._tier.aclose()
 
     def start_head_start(self, site: str) -> None:
-        """A fresh runner's head start on the shared tier's images (``head_start.py``);
-        none for a read-only cache or a warm runner."""
+        """A fresh runner's head start on the shared tier's images (``head_start.py``)."""
         if self._tier is None or self.read_only or self._head_start:
             return
         if self._store.kind(_snapshot_name(site)) == "file":  # a warm runner
@@ -216,8 +213,7 @@ class MediaCache:
         self._used, self._asked, self._checked = {}, set(), {}
 
     def save_snapshot(self) -> bool:
-        """Save the records this build used as the site's snapshot, unless unchanged or
-        read-only. True if it wrote."""
+        """Save the records this build used as the site's snapshot; True if it wrote."""
         name = self._snapshot_name
         if name is None or self.read_only or self._used == (self._snapshot or {}):
             return False
@@ -393,8 +389,7 @@ class MediaCache:
             self._remote_call(self._remote.put, name, data)  # type: ignore[union-attr]
 
     def keep_blob(self, found: Stored, data: bytes) -> bool:
-        """Keep ``data`` as the blob of ``found`` if it is exactly that image (checked in
-        full); False, keeping nothing, when it is not."""
+        """Keep ``data`` as the blob of ``found`` if it is exactly that image, checked."""
         if not schema.is_image_of(found, data):
             return False
         self._checked[found] = self._writable_store().put(blob_name(found.sha256), data, mode=0o444)

@@ -32,8 +32,7 @@ MAX_PREVIEW = 2048  # bytes of a blur placeholder's data: URI
 
 @lru_cache(maxsize=8)
 def codecs(formats: tuple[str, ...]) -> str:
-    """Pillow's version and each codec's, for cache keys; a ConfigError saying what to
-    install when Pillow or a codec is missing."""
+    """Pillow's and each codec's version, for cache keys; ConfigError naming what to install."""
     try:
         import PIL
         from PIL import features

@@ -37,8 +37,7 @@ class HeadStart:
         self.damaged: list[str] = []  # what failed its checks there, for the one warning
 
     def wait(self, timeout: float) -> bytes | None:
-        """Let it finish for at most ``timeout`` seconds, then stop it; the pack's bytes as
-        it read them, if it did."""
+        """Let it finish for at most ``timeout`` seconds; the pack's bytes, if it read them."""
         self.process.join(timeout)
         self._end()
         with contextlib.suppress(OSError, ValueError, TypeError):
@@ -62,8 +61,7 @@ class HeadStart:
 
 
 def start_head_start(tier: RemoteTier, local: LocalBlobs) -> HeadStart | None:
-    """Fork the process bringing the pack's images from ``tier`` into ``local``; None
-    where a process cannot be forked."""
+    """Fork the process bringing the pack's images into ``local``; None where it cannot."""
     # As site/workers.py: fork only on Linux-like systems, and only with no other thread.
     if not hasattr(os, "fork") or sys.platform == "darwin" or threading.active_count() > 1:
         return None

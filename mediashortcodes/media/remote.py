@@ -119,8 +119,7 @@ class RemoteStore:
         return bytes(data)
 
     async def write(self, name: str, data: bytes | bytearray, *, create: bool) -> bool:
-        """Store ``data`` at ``name`` (one PUT; with ``create``, only if absent). Whether the
-        object is there now."""
+        """Store ``data`` at ``name`` (``create``: only if absent); whether it is there now."""
         if not self.write_enabled:
             return False
         try:
