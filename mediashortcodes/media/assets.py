@@ -11,20 +11,16 @@ import hashlib
 import logging
 import re
 import unicodedata
-from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import CacheMissError, InvalidResponseError, NotFoundError, ServiceError
 from ..records import Crop, File
 from . import imageinfo
 from .cache import MediaCache, Stored
+from .catalog import Connect
 
-if TYPE_CHECKING:
-    from ..client.async_client import AsyncClient
-
-Connect = Callable[[], Awaitable["AsyncClient"]]
 log = logging.getLogger("mediashortcodes")
 
 
@@ -83,8 +79,7 @@ class Assets:
         return self.cache.variant_key(file, format_id, crop.key() if crop else "")
 
     def _hit(self, key: str) -> Stored | None:
-        """The image under ``key`` if the cache holds it now, counted as the shared tier's
-        or the local cache's."""
+        """The image under ``key`` if the cache holds it now, counted where it came from."""
         stored = self.cache.get_variant(key)
         if stored is not None and key in self.cache.remote_keys:
             self.remote_hits += 1
@@ -127,8 +122,7 @@ class Assets:
         return await self._cached(self._poster_key(file))
 
     async def poster(self, file: File) -> Stored | None:
-        """A video's preview image (``smallPreview``, else ``thumbPreview``), downloaded and
-        stored like a variant; None when the file has none."""
+        """A video's preview image, downloaded and stored like a variant; None without one."""
         url = file.small_preview or file.thumb_preview
         if not url:
             return None

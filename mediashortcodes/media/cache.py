@@ -1,17 +1,15 @@
 """The disk cache: metadata with a time-to-live, image variants, content-addressed blobs.
 
-Data only (``store.py`` has the layout): blobs named by their SHA-256, hard-linked into a
-site, and JSON records keyed by every input that changes the output. A site build also
-keeps a *snapshot*, the records it used in one file (a shortcut only). Anything failing
-its checks is a miss, fetched again, and one warning (docs/reliability.md). A read-only
-cache writes nothing into it. The shared tier (``remote_tier``) is one more backend,
-read and written through this cache only.
+In ``store.py``'s layout; a site build's *snapshot* keeps the records it used in one file.
+Anything failing its checks is a miss, fetched again, and one warning (docs/reliability.md).
+The shared tier (``remote_tier``) is one more backend, read and written through here only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -38,7 +36,6 @@ from .store import (
     open_checked,
     publish_blob,
     record_name,
-    scratch_store,
 )
 
 _T = TypeVar("_T")
@@ -116,7 +113,7 @@ class MediaCache:
         # misses, written only when trusted. ``_tier`` stays when a failing one is dropped.
         self._remote = remote
         self._remote_write = remote_write and not read_only
-        self._tier = remote
+        self._tier = cast("RemoteTier", remote) if isinstance(remote, SharedTier) else None
         self._head_start: HeadStart | None = None
         self._notes: list[str] = []
         # Records fetched when read-only (or taken from the tier): memory, not the cache.
@@ -142,7 +139,7 @@ class MediaCache:
 
     def warnings(self) -> list[str]:
         """Warning lines about the cache since it was opened: damage, a shared tier lost."""
-        tier = self._shared()
+        tier = self._tier
         lines = [*self._notes, *(tier.notes if tier else ())]
         damaged = {f"{REMOTE}{name}" for name in (tier.damaged if tier else ())}
         remote = len({name for name in self.damaged if name.startswith(REMOTE)} | damaged)
@@ -171,43 +168,36 @@ class MediaCache:
             f"entr{'y' if count == 1 else 'ies'}, ignored and fetched again ({fix})"
         )
 
-    def _shared(self) -> RemoteTier | None:
-        """The shared tier, if the remote backend is one (not a plain Backend)."""
-        return cast("RemoteTier", self._tier) if isinstance(self._tier, SharedTier) else None
-
     async def prefetch(self, keys: Iterable[str]) -> bool:
-        """Bring the records of ``keys`` and their images from the shared tier all at once,
-        for the look-ups after it; False, asking nothing, without one."""
-        tier = self._shared()
-        if tier is None or self._remote is None:
+        """Bring the records of ``keys`` and their images from the shared tier at once."""
+        if self._tier is None or self._remote is None:
             return False
-        await tier.prefetch(keys, self)
+        await self._tier.prefetch(keys, self)
         return True
 
     async def flush_shared(self, *, finished: bool) -> None:
-        """Write what this build fetched to the shared tier (if trusted) and close it; when
-        the build ``finished``, the records it used and their packs too."""
-        tier = self._shared()
-        if tier is not None:
+        """Write what this build fetched to the shared tier (``finished``: its packs too)."""
+        if self._tier is not None:
+            used = finished and self._snapshot_name is not None
             try:
-                await tier.flush(self.used_records() if finished else None, self)
+                await self._tier.flush(dict(self._used) if used else None, self)
             finally:
-                await tier.aclose()
+                await self._tier.aclose()
 
     def start_head_start(self, site: str) -> None:
-        """A fresh runner's head start on the shared tier's images (``head_start.py``);
-        none for a read-only cache or a warm runner."""
-        tier = self._shared()
-        if tier is None or self.read_only or self._head_start or self.has_snapshot(site):
+        """A fresh runner's head start on the shared tier's images (``head_start.py``)."""
+        if self._tier is None or self.read_only or self._head_start:
+            return
+        if self._store.kind(_snapshot_name(site)) == "file":  # a warm runner
             return
         from .head_start import start_head_start
 
-        self._head_start = start_head_start(tier, self)
+        self._head_start = start_head_start(self._tier, self)
 
     def join_head_start(self) -> None:
         """Wait for the head start (at most the tier's timeout); answer from its pack."""
         head_start, self._head_start = self._head_start, None
-        tier = self._shared()
+        tier = self._tier
         if head_start is None or tier is None:
             return
         pack = head_start.wait(tier.store.timeout)
@@ -223,8 +213,7 @@ class MediaCache:
         self._used, self._asked, self._checked = {}, set(), {}
 
     def save_snapshot(self) -> bool:
-        """Save the records this build used as the site's snapshot, unless unchanged or
-        read-only. True if it wrote."""
+        """Save the records this build used as the site's snapshot; True if it wrote."""
         name = self._snapshot_name
         if name is None or self.read_only or self._used == (self._snapshot or {}):
             return False
@@ -232,10 +221,6 @@ class MediaCache:
         self._store.put(name, schema.dumps(snapshot))
         self._snapshot = self._used
         return True
-
-    def used_records(self) -> dict[str, Any] | None:
-        """Key -> record of what this build used (None without a snapshot): the tier's pack."""
-        return None if self._snapshot_name is None else dict(self._used)
 
     def _load_snapshot(self, name: str) -> dict[str, Any]:
         data = self._store.get(name)
@@ -404,8 +389,7 @@ class MediaCache:
             self._remote_call(self._remote.put, name, data)  # type: ignore[union-attr]
 
     def keep_blob(self, found: Stored, data: bytes) -> bool:
-        """Keep ``data`` as the blob of ``found`` if it is exactly that image (checked in
-        full); False, keeping nothing, when it is not."""
+        """Keep ``data`` as the blob of ``found`` if it is exactly that image, checked."""
         if not schema.is_image_of(found, data):
             return False
         self._checked[found] = self._writable_store().put(blob_name(found.sha256), data, mode=0o444)
@@ -426,16 +410,12 @@ class MediaCache:
         """Whether the blob of ``found`` is here and fit to publish."""
         return self._check(found) is not None
 
-    def has_snapshot(self, site: str) -> bool:
-        """Whether a build of ``site`` saved its snapshot here (else: a fresh runner)."""
-        return self._store.kind(_snapshot_name(site)) == "file"
-
     def _writable_store(self) -> LocalStore:
         """Where this build keeps what it fetched: the cache, or a scratch folder."""
         if not self.read_only:
             return self._store
         if self._scratch is None:
-            self._scratch = scratch_store()
+            self._scratch = LocalStore(Path(tempfile.mkdtemp(prefix="mediashortcodes-")))
         return self._scratch
 
     def _remote_call(self, method: Callable[..., Any], *args: Any) -> Any:

@@ -66,22 +66,6 @@ def envelope(key: str, at: float, value: Any) -> dict[str, Any]:
     return {"v": RECORD_VERSION, "key": key, "at": at, "value": value}
 
 
-def opened(record: Any, key: str) -> tuple[float, Any] | None:
-    """(fetched at, value) of a record that answers ``key``, else None."""
-    if (
-        type(record) is not dict
-        or record.get("v") != RECORD_VERSION
-        or record.get("key") != key
-        or len(record) != 4
-        or "value" not in record
-    ):
-        return None
-    at = record.get("at")
-    if type(at) not in (int, float) or not math.isfinite(at):
-        return None
-    return float(at), record["value"]
-
-
 # -- values -> classes ------------------------------------------------------------------------
 
 
@@ -191,7 +175,17 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
 def decoded(record: Any, key: str) -> tuple[float, Any] | None:
     """(fetched at, value) of ``record`` (read under ``key``), decoded by its kind; None
     when it is not this version's record of that kind."""
-    found = opened(record, key)
+    if (
+        type(record) is not dict
+        or record.get("v") != RECORD_VERSION
+        or record.get("key") != key
+        or len(record) != 4
+        or "value" not in record
+    ):
+        return None
+    at = record.get("at")
     decode = _DECODERS.get(key.partition(":")[0])
-    value = None if found is None or decode is None else decode(found[1])
-    return None if value is None else (found[0], value)  # type: ignore[index]
+    if type(at) not in (int, float) or not math.isfinite(at) or decode is None:
+        return None
+    value = decode(record["value"])
+    return None if value is None else (float(at), value)

@@ -82,8 +82,7 @@ class Catalog:
     def _from_cache(
         self, ids: Iterable[int], found: dict[int, File], fallback: dict[int, File]
     ) -> set[int]:
-        """The ids the cache cannot answer; usable answers go in ``found``, stale ones in
-        ``fallback``."""
+        """The ids the cache cannot answer (stale answers go in ``fallback``)."""
         need: set[int] = set()
         for file_id in ids:
             cached = self.cache.get_file(file_id)

@@ -1,14 +1,8 @@
 """AVIF and WebP encodings and placeholders of the published images (Pillow: extra "images").
 
-Made at build time from the verified bytes of each published variant, in separate processes
-on every core, only when something is not in the cache yet. An encoding is kept like any
-variant, content-addressed (its key: the source's SHA-256, the format, the width, the
-quality and the Pillow and codec versions), so the shared tier carries it and a warm build
-encodes nothing. The choices (docs/shortcodes.md, "Modern formats"): an animated image is
-never re-encoded; a format whose encoding is not smaller than the service's file at some
-width is left out for that image (a ``<source>`` lists the same widths as the ``<img>``);
-the picture is turned upright by its EXIF orientation, its ICC profile kept, and no other
-metadata (EXIF, XMP, GPS) copied.
+Made from the verified bytes of each published variant, in separate processes, only for
+what the cache lacks; each is kept like a variant, keyed by everything that changes it, so
+a warm build encodes nothing. The choices: docs/shortcodes.md, "Modern formats".
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError
@@ -28,9 +22,6 @@ from ..language.model import ENCODINGS
 from ..language.validation import formats_of
 from . import imageinfo
 from .cache import MediaCache, Stored
-
-if TYPE_CHECKING:
-    from ..language import Shortcode
 
 # The resolver's (which imports this module): ImageOutcome, Published and Resolution.
 ImageOutcome = Published = Resolution = Any
@@ -41,8 +32,7 @@ MAX_PREVIEW = 2048  # bytes of a blur placeholder's data: URI
 
 @lru_cache(maxsize=8)
 def codecs(formats: tuple[str, ...]) -> str:
-    """Pillow's version and each codec's, for cache keys; a ConfigError saying what to
-    install when Pillow or a codec is missing."""
+    """Pillow's and each codec's version, for cache keys; ConfigError naming what to install."""
     try:
         import PIL
         from PIL import features
@@ -124,12 +114,6 @@ class _Plan:
         return key
 
 
-def _asked(sc: Shortcode, config: Config) -> tuple[tuple[str, ...], str]:
-    written = sc.option("formats")
-    formats = config.images.formats if written is None else formats_of(written)
-    return formats, sc.option("placeholder") or config.images.placeholder
-
-
 async def add_encodings(
     resolution: Resolution, config: Config, cache: MediaCache, warn: Callable[[str], object]
 ) -> int:
@@ -139,7 +123,9 @@ async def add_encodings(
     wanted: dict[tuple[int, tuple[str, ...], str], list[int]] = {}
     for i, (sc, outcome) in enumerate(resolution.pairs()):
         if sc.is_image and hasattr(outcome, "sources"):
-            formats, placeholder = _asked(sc, config)
+            written = sc.option("formats")
+            formats = config.images.formats if written is None else formats_of(written)
+            placeholder = sc.option("placeholder") or config.images.placeholder
             if formats or placeholder != "none":
                 try:
                     codecs(formats or ("webp",))
@@ -197,8 +183,8 @@ def _with(
 
 
 async def _run(plan: _Plan, warn: Callable[[str], object]) -> None:
-    """The jobs, on every core in separate processes (none started without a job), the
-    bytes of those running and next only in memory."""
+    """The jobs, on every core in separate processes; the bytes of those running and next
+    only in memory."""
     if not plan.jobs:
         return
     import multiprocessing  # here: a build with nothing to encode starts faster without it

@@ -1,11 +1,8 @@
 """A fresh runner's head start: the shared cache's images come while the pages render.
 
-A runner with no snapshot of the site (a new CI machine) will need nearly every image the
-last trusted build used, and the shared tier's pack names them all. So the cache forks one
-process that reads the pack and keeps those blobs in the local cache (each checked in full)
-while this one renders; the resolution then finds them, takes the records from the pack
-it read, and asks the tier only for the rest. It writes nothing a build would not, never
-asks the service, and says nothing (a failing remote shows when the build asks it).
+A forked process reads the shared tier's pack and keeps the blobs it names in the local
+cache (docs/ci.md). It writes nothing a build would not, never asks the service, and says
+nothing (a failing remote shows when the build asks it).
 """
 
 from __future__ import annotations
@@ -40,15 +37,12 @@ class HeadStart:
         self.damaged: list[str] = []  # what failed its checks there, for the one warning
 
     def wait(self, timeout: float) -> bytes | None:
-        """Let it finish for at most ``timeout`` seconds, then stop it; the pack's bytes as
-        it read them, if it did."""
+        """Let it finish for at most ``timeout`` seconds; the pack's bytes, if it read them."""
         self.process.join(timeout)
         self._end()
-        try:
+        with contextlib.suppress(OSError, ValueError, TypeError):
             damaged = json.loads((self.folder / _DAMAGED).read_bytes())
             self.damaged = [name for name in damaged if type(name) is str]
-        except (OSError, ValueError, TypeError):
-            pass
         try:
             return (self.folder / _PACK).read_bytes()
         except OSError:
@@ -67,8 +61,7 @@ class HeadStart:
 
 
 def start_head_start(tier: RemoteTier, local: LocalBlobs) -> HeadStart | None:
-    """Fork the process bringing the pack's images from ``tier`` into ``local``; None
-    where a process cannot be forked."""
+    """Fork the process bringing the pack's images into ``local``; None where it cannot."""
     # As site/workers.py: fork only on Linux-like systems, and only with no other thread.
     if not hasattr(os, "fork") or sys.platform == "darwin" or threading.active_count() > 1:
         return None

@@ -1,11 +1,9 @@
 """The shared cache tier's transport: bytes under names in a bucket (extra ``remote``).
 
-A shortcut and nothing more: what it answers is checked by the caller like local data,
-and its failures cost time, never the build (one warning, a deadline per call, a breaker).
-``s3://`` goes through obstore (about 0.4 ms of CPU a GET against botocore's 2 ms,
-docs/benchmarks.md) with boto3's credential chain; ``file://`` (a shared disk) is a folder
-written atomically; anything else goes through fsspec (``gs://`` with gcsfs, ``memory://``).
-Calls run on the build's event loop.
+Its answers are checked like local data; its failures cost time, never the build (one
+warning, a deadline per call, a breaker). ``s3://`` goes through obstore (about 0.4 ms of
+CPU a GET against botocore's 2 ms, docs/benchmarks.md), ``file://`` is a folder written
+atomically, anything else fsspec's (``gs://`` with gcsfs, ``memory://``).
 """
 
 from __future__ import annotations
@@ -49,7 +47,8 @@ class _Skipped(Exception):
 class Objects(Protocol):
     """Bytes under names relative to the remote's root (one request per call)."""
 
-    async def set_up(self) -> None: ...
+    async def set_up(self) -> None:
+        return None
 
     async def get(self, name: str, end: int, start: int = 0) -> bytes:
         """Bytes ``start`` to ``end`` (fewer at its end); FileNotFoundError when absent."""
@@ -57,7 +56,8 @@ class Objects(Protocol):
     async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
         """Store it whole; with ``create``, FileExistsError when it is there already."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        return None
 
 
 @dataclass
@@ -119,8 +119,7 @@ class RemoteStore:
         return bytes(data)
 
     async def write(self, name: str, data: bytes | bytearray, *, create: bool) -> bool:
-        """Store ``data`` at ``name`` (one PUT; with ``create``, only if absent). Whether the
-        object is there now."""
+        """Store ``data`` at ``name`` (``create``: only if absent); whether it is there now."""
         if not self.write_enabled:
             return False
         try:
@@ -149,7 +148,7 @@ class RemoteStore:
 
     async def _set_up(self) -> None:
         """Make the client once, before the first call's deadline starts (finding the
-        credentials takes longer than a call should). A failure is the remote's."""
+        credentials takes longer than a call should)."""
         if self._ready:
             return
         async with self._setting_up:
@@ -187,7 +186,7 @@ class RemoteStore:
         await asyncio.wait_for(self._objects.aclose(), self.timeout)
 
 
-class S3Objects:
+class S3Objects(Objects):
     """An S3(-compatible) bucket through obstore; credentials from boto3's chain."""
 
     def __init__(self, bucket: str, prefix: str, *, endpoint: str, timeout: float) -> None:
@@ -262,15 +261,11 @@ def _boto3_chain() -> Any:
     return Boto3CredentialProvider(session)
 
 
-class FolderObjects:
-    """A folder (``file://``, a shared disk): its folders made as needed, each object
-    written beside its place and renamed into it, so a reader never sees half of one."""
+class FolderObjects(Objects):
+    """A folder (``file://``, a shared disk), each object written whole (``write_atomic``)."""
 
     def __init__(self, root: Path) -> None:
         self._root = root
-
-    async def set_up(self) -> None:
-        return None
 
     async def get(self, name: str, end: int, start: int = 0) -> bytes:
         return await asyncio.to_thread(self._read, self._root / name, start, end)
@@ -287,11 +282,8 @@ class FolderObjects:
             raise FileExistsError(name)  # content-addressed: a racing writer's is the same
         await asyncio.to_thread(write_atomic, path, bytes(data))
 
-    async def aclose(self) -> None:
-        return None
 
-
-class FsspecObjects:
+class FsspecObjects(Objects):
     """Any other fsspec file system (gcsfs's ``gs://``, ``memory://``)."""
 
     def __init__(self, fs: Any, root: str) -> None:
@@ -309,9 +301,6 @@ class FsspecObjects:
     async def put(self, name: str, data: bytes | bytearray, *, create: bool) -> None:
         mode = "create" if create else "overwrite"
         await self._fs._pipe_file(f"{self._root}/{name}", data, mode=mode)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def open_remote(

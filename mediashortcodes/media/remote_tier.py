@@ -1,14 +1,8 @@
 """The shared tier: the cache's layout (``store.py``'s names) in a remote, as a backend.
 
-The cache reads backends synchronously, one name at a time: far too slow for a bucket
-20 ms away. So it first asks this tier for every record it lacks and their images at once
-(:meth:`RemoteTier.prefetch`), then looks up what came back, checked like local data.
-Writes go out concurrently, each blob only if absent, the records after every blob.
-
-A trusted build also writes a *pack* (the records it used, one object) and *images'
-packs* (its images in 16 objects, named by their SHA-256) with their index, last: a fresh
-runner reads them in a few GETs. Everything cut from them is checked as if it came alone
-(docs/ci.md).
+The cache reads a backend one name at a time, far too slow for a bucket 20 ms away, so it
+first asks :meth:`RemoteTier.prefetch` for all it lacks at once. The packs, and the order
+of the writes, are docs/ci.md's; all the tier gives is checked like local data.
 """
 
 from __future__ import annotations
@@ -46,7 +40,7 @@ RANGE_GAP = 64 * 1024
 
 
 class LocalBlobs(Protocol):
-    """The local cache, as the tier asks it about images (``cache.MediaCache``)."""
+    """``cache.MediaCache``, as the tier asks it about images."""
 
     def has_blob(self, found: schema.Stored) -> bool: ...
 
@@ -56,8 +50,7 @@ class LocalBlobs(Protocol):
 
 
 class RemoteTier:
-    """A ``store.SharedTier`` over a :class:`RemoteStore` (names under one service's
-    folder), fed by :meth:`prefetch` and drained by :meth:`flush`."""
+    """A ``store.SharedTier`` over a :class:`RemoteStore`, under one service's folder."""
 
     def __init__(
         self,
@@ -110,8 +103,7 @@ class RemoteTier:
     # -- the network side
 
     async def prefetch(self, keys: Iterable[str], local: LocalBlobs) -> None:
-        """Fetch the records of ``keys`` (once per build; from the pack when it has them)
-        and their images: from the images' packs when they have them, else one by one."""
+        """Fetch the records of ``keys`` and their images, from the packs where they can."""
         keys = set(keys)
         pack, _wanted, _kept = await self._from_packs(keys, local, self._hold)
         await asyncio.gather(*(self._fetch_record(key, pack.get(key), local) for key in keys))
@@ -137,7 +129,6 @@ class RemoteTier:
         return pack, wanted, kept
 
     def _hold(self, found: schema.Stored, data: bytes) -> bool:
-        """Hold an image cut from an images' pack for the cache (which checks it again)."""
         if hashlib.sha256(data).hexdigest() != found.sha256:
             return False
         self._fetched[blob_name(found.sha256)] = data
@@ -150,14 +141,12 @@ class RemoteTier:
         return await asyncio.shield(self._loads[name])
 
     def give_pack(self, data: bytes) -> None:
-        """The pack as the head start read it: its records answer the cache's look-ups from
-        now on, checked as records that came alone."""
+        """The pack as the head start read it: its records answer the cache from now on."""
         self._given_pack = data
         for key, record in self._parsed_pack(data).items():
             self._fetched.setdefault(record_name(key), schema.dumps(record))
 
     async def _load_pack(self) -> dict[str, Any]:
-        """The pack's records by key; {} when none or damaged."""
         if self._given_pack is not None:  # parsed when given
             return self._packed or {}
         data = await self.store.read(self._prefix + PACK, limit=PACK_LIMIT)
@@ -195,9 +184,8 @@ class RemoteTier:
     async def fetch_pack_blobs(
         self, local: LocalBlobs, read: Callable[[bytes], None] = lambda data: None
     ) -> int:
-        """Read the pack (its bytes given to ``read``) and keep in ``local`` every image it
-        names that ``local`` lacks (checked in full): from the images' packs, else one by
-        one. The number kept; what is missing later is asked for as usual."""
+        """Keep in ``local`` every image the pack names that it lacks; the number kept. The
+        pack's bytes go to ``read``."""
         keep = local.keep_blob
         _pack, wanted, kept = await self._from_packs(None, local, keep, read)
 
@@ -227,8 +215,7 @@ class RemoteTier:
         wanted: dict[str, schema.Stored],
         keep: Callable[[schema.Stored, bytes], bool],
     ) -> set[str]:
-        """The SHA-256s of the ``wanted`` images kept from the images' packs (ranged reads);
-        one that ``keep`` refuses is remote damage."""
+        """The SHA-256s of the ``wanted`` images ``keep`` took from the images' packs."""
         here = sorted(
             (*index.at[sha][:2], found)
             for sha, found in wanted.items()
@@ -265,7 +252,6 @@ class RemoteTier:
         return {sha for kept in done for sha in kept}
 
     async def _load_images(self) -> ImagesIndex | None:
-        """The images' packs' index; None when none or damaged."""
         data = await self.store.read(self._prefix + IMAGES, limit=IMAGES_LIMIT)
         if data is None:
             return None
@@ -275,7 +261,7 @@ class RemoteTier:
         return index
 
     def _image_of(self, record: Any) -> schema.Stored | None:
-        """The image a record names (a variant's, a poster's), if usable; the cache checks it."""
+        """The image a record names (a variant's, a poster's), if usable."""
         if type(record) is not dict:
             return None
         if str(record.get("key")).partition(":")[0] not in schema.STORED_KINDS:
@@ -296,8 +282,8 @@ class RemoteTier:
         await self.store.write(self._prefix + name, data, create=name not in self.damaged)
 
     async def flush(self, used: dict[str, Any] | None, local: LocalBlobs) -> None:
-        """Wait for the blobs, then write the records. With ``used`` (what a finished build
-        used), only those, then their pack (unless unchanged) and images' packs, last."""
+        """Wait for the blobs, then write the records (with ``used``, only those, then the
+        packs)."""
         while self._uploads:
             await asyncio.gather(*list(self._uploads))
         records, self._records = self._records, {}
@@ -315,9 +301,8 @@ class RemoteTier:
         await self._write_image_pack(used, local)
 
     async def _write_image_pack(self, used: dict[str, Any], local: LocalBlobs) -> None:
-        """Write the images of ``used`` as images' packs, then their index; a pack the index
-        lists already and that is there is kept. None over IMAGE_PACK_LIMIT or when an image
-        is not whole here."""
+        """Write the images of ``used`` as images' packs (those not there yet), then their
+        index; none over IMAGE_PACK_LIMIT or when an image is not whole here."""
         images = sorted(
             {found.sha256: found for r in used.values() if (found := self._image_of(r))}.values(),
             key=lambda found: found.sha256,
@@ -328,11 +313,13 @@ class RemoteTier:
         for found in images:  # by the first digit: a new image changes one pack of 16
             groups.setdefault(found.sha256[0], []).append(found)
         there: ImagesIndex | None = await self._once(IMAGES, self._load_images)
-        known = {} if there is None else {_listing(images): name for name, images in there.packs}
-        listed = {digit: [[f.sha256, f.size] for f in group] for digit, group in groups.items()}
+        known = {} if there is None else {listing: name for name, listing in there.packs}
+        listed = {
+            digit: tuple((f.sha256, f.size) for f in group) for digit, group in groups.items()
+        }
 
         async def pack_of(digit: str) -> str | None:
-            name = await self._still_there(known.get(_listing(listed[digit])))
+            name = await self._still_there(known.get(listed[digit]))
             return name or await self._write_one_pack(groups[digit], local)
 
         names = await asyncio.gather(*map(pack_of, groups))
@@ -344,15 +331,14 @@ class RemoteTier:
             await self.store.write(self._prefix + IMAGES, index, create=False)
 
     async def _still_there(self, name: str | None) -> str | None:
-        """``name``, if that images' pack is in the remote (its first byte read)."""
+        """``name``, if that images' pack is in the remote."""
         if name is None:
             return None
         found = await self.store.read_range(f"{self._prefix}{IMAGE_PACKS}/{name}", 0, 1)
         return name if found is not None else None
 
     async def _write_one_pack(self, images: list[schema.Stored], local: LocalBlobs) -> str | None:
-        """The name of the images' pack of ``images``, written; None when one is not whole
-        here or the remote did not take it."""
+        """The name of the images' pack of ``images``, written; else None."""
         data = bytearray()  # built in place: a large site's pack is held once, not twice
         for found in images:
             blob = local.blob_bytes(found)
@@ -371,19 +357,18 @@ class RemoteTier:
 class ImagesIndex:
     """The images' packs' index, checked: each pack's list, and where each image is."""
 
-    packs: list[tuple[str, list[list[Any]]]]  # (<sha256 of the pack>.bin, [[sha256, size]...])
+    packs: list[tuple[str, tuple[tuple[str, int], ...]]]  # (<sha256>.bin, ((sha256, size)...))
     at: dict[str, tuple[str, int, int]]  # sha256 -> (its pack's name, offset, size)
 
 
 def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
-    """The index as this version writes it (names, SHA-256s, sizes, IMAGE_PACK_LIMIT in all),
-    or None."""
+    """The index, if as this version writes it."""
     if type(value) is not dict or len(value) != 2 or value.get("v") != IMAGES_VERSION:
         return None
     packs = value.get("packs")
     if type(packs) is not list:
         return None
-    checked: list[tuple[str, list[list[Any]]]] = []
+    checked: list[tuple[str, tuple[tuple[str, int], ...]]] = []
     at: dict[str, tuple[str, int, int]] = {}
     total = 0
     for pack in packs:
@@ -406,17 +391,11 @@ def images_index(value: Any, max_blob_bytes: int) -> ImagesIndex | None:
             total += size
             if total > IMAGE_PACK_LIMIT:
                 return None
-        checked.append((name, listed))
+        checked.append((name, tuple(map(tuple, listed))))
     return ImagesIndex(checked, at)
 
 
-def _listing(images: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
-    """An images' pack's list ([sha256, size] each) as a key."""
-    return tuple(tuple(entry) for entry in images)
-
-
 def open_tier(config: Config, namespace: str, *, write: bool, jobs: int) -> RemoteTier:
-    """The configured shared tier, writing only when ``write``; warnings go to ``notes``."""
     cache, notes = config.cache, []
     store = open_remote(
         cache.remote,

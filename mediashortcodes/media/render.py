@@ -241,7 +241,6 @@ class Renderer:
             "title": shortcode.option("title") or None,
             "css_class": None if caption else css_class,
             "caption": caption,
-            # A comma or space in a URL is percent-encoded: they separate the candidates.
             "srcset": _srcset(image.srcset) or None,
             "sizes": sizes if image.srcset else None,
             "fetchpriority": "high" if priority else None,
@@ -439,7 +438,6 @@ def failed_template_line(exc: BaseException) -> tuple[str, int] | None:
 
 
 def _option(shortcode: Shortcode, key: str, default: str, allowed: tuple[str, ...]) -> str:
-    """The shortcode's ``key=``, else ``default``; one of ``allowed``."""
     value = shortcode.option(key) or default
     if value not in allowed:
         error = RenderError if key == "loading" else EmbedError

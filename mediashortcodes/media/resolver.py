@@ -8,12 +8,10 @@ rest, so a warm build sends no request at all, not even for a token.
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..errors import OUTAGES, CacheMissError, ConfigError, MediaShortcodesError
@@ -22,14 +20,9 @@ from ..language.model import INTEGER
 from ..records import Crop, File, Format
 from .assets import Assets, poster_name, published_name
 from .cache import MediaCache, Stored
-from .catalog import Catalog
+from .catalog import Catalog, Connect
 from .encode import add_encodings
 from .render import ResolvedImage, ResolvedVideo
-
-if TYPE_CHECKING:
-    from ..client.async_client import AsyncClient
-
-log = logging.getLogger("mediashortcodes")
 
 VIDEO = "media_video"
 
@@ -294,7 +287,7 @@ class Resolver:
         self,
         config: Config,
         cache: MediaCache,
-        connect: Callable[[], Awaitable[AsyncClient]],
+        connect: Connect,
         *,
         jobs: int,
         refresh: bool = False,

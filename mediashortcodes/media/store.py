@@ -17,7 +17,6 @@ import hashlib
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,8 +90,7 @@ class BlobCheck:
 
 
 class LocalStore:
-    """The layout in a local folder (``root``, created on first write); the only one that
-    publishes (hard links need a local file)."""
+    """The layout in a local folder (``root``, created on first write)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -104,7 +102,7 @@ class LocalStore:
 
     def _check_dirs(self, name: str, *, create: bool) -> bool:
         """Whether every folder of ``name`` (the root included) is a real folder, made when
-        missing with ``create``; NotInsideError for a link or a file. Each checked once."""
+        missing with ``create``; NotInsideError for a link or a file."""
         parent = name.rpartition("/")[0]
         if parent in self._dirs_ok:
             return True
@@ -154,8 +152,7 @@ class LocalStore:
         return data if data is not None and len(data) <= limit else None
 
     def check_blob(self, found: Stored) -> BlobCheck | None:
-        """The blob of ``found`` if fit to publish: a regular file that is exactly that image,
-        read whole and checked as a download is (``is_image_of``)."""
+        """The blob of ``found`` if a regular file that is exactly that image (``is_image_of``)."""
         name = blob_name(found.sha256)
         opened = self._open(name)
         if opened is None:
@@ -168,8 +165,7 @@ class LocalStore:
         return BlobCheck(self._path(name), info.st_dev, info.st_ino)
 
     def put(self, name: str, data: bytes, *, mode: int = 0o644) -> BlobCheck:
-        """Write ``data`` under ``name`` whole: a new file renamed over the name. The file
-        written (for a blob: checked, as its bytes were)."""
+        """Write ``data`` under ``name`` whole: a new file renamed over the name."""
         self._check_dirs(name, create=True)
         target = self._path(name)
         folder = os.path.dirname(target)
@@ -235,9 +231,8 @@ class LocalStore:
 
 
 def publish_blob(check: BlobCheck, target: Path) -> None:
-    """Put the checked blob at ``target``: a hard link of the very file checked (its
-    identity compared after), else a copy. A link at ``target`` is replaced, never
-    followed; the folder is the caller's to prove (``fileio.Confined``)."""
+    """Put the checked blob at ``target``: a hard link of the very file checked, else a copy.
+    The folder is the caller's to prove (``fileio.Confined``)."""
     try:
         os.link(check.path, target, follow_symlinks=False)
     except FileExistsError:
@@ -260,7 +255,8 @@ def publish_blob(check: BlobCheck, target: Path) -> None:
         publish_blob(check, target)
         return
     except OSError:  # no hard links here (another device, a file system without them)
-        _copy(check, target)
+        with open_checked(check) as source, open(target, "xb") as out:
+            shutil.copyfileobj(source, out)
         return
     info = os.lstat(target)
     if (info.st_dev, info.st_ino) != (check.device, check.inode):
@@ -284,19 +280,9 @@ def open_checked(check: BlobCheck) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def _copy(check: BlobCheck, target: Path) -> None:
-    with open_checked(check) as source, open(target, "xb") as out:
-        shutil.copyfileobj(source, out)
-
-
 def _writable_then_retry(function, path, info):  # type: ignore[no-untyped-def]
     """Windows refuses to delete a read-only file: make it writable (never a link), retry."""
     if os.path.islink(path) or not os.path.isfile(path):
         raise info[1]
     os.chmod(path, stat.S_IWRITE)
     function(path)
-
-
-def scratch_store() -> LocalStore:
-    """A store in a new temporary folder (where a read-only cache keeps what it fetched)."""
-    return LocalStore(Path(tempfile.mkdtemp(prefix="mediashortcodes-")))
