@@ -21,17 +21,6 @@ from filelock import FileLock
 
 from .errors import ConfigError
 
-__all__ = [
-    "Confined",
-    "claim",
-    "claimed_by_a_running_process",
-    "escapes",
-    "file_lock",
-    "folder_lock_path",
-    "remove_tree",
-    "write_atomic",
-]
-
 
 def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``. The

@@ -1,5 +1,5 @@
 """The ``mediashortcodes`` command line: each command module registers on the group in
-:mod:`.base`; importing this package assembles them (nothing imports it back)."""
+:mod:`.base` when imported; an integration's own, in ``cli.lazy``, only when it runs."""
 
 from __future__ import annotations
 

@@ -35,21 +35,6 @@ if TYPE_CHECKING:
     from ..site.builder import BuildResult
     from ..usage.reporting import ReportResult
 
-__all__ = [
-    "Outcome",
-    "OutputGroup",
-    "add_output_options",
-    "colour",
-    "error_line",
-    "format_option",
-    "is_interactive",
-    "json_text",
-    "progress_bar",
-    "quiet",
-    "reported",
-    "say",
-    "warn",
-]
 
 Progress = Callable[[int, int], None]
 
