@@ -253,13 +253,9 @@ def calling_template(frame: FrameType | None) -> tuple[Template, int] | None:
 
 @pass_context
 def media_shortcodes(context: Context, value: Any, path: str | None = None) -> Markup:
-    """Render the shortcodes in HTML, raw or HTML-escaped (rich text).
-
-    Markup (``Markup``, Django's ``SafeString``) passes through untouched around them; a
-    plain string is escaped first when autoescaping is on, as ``{{ value }}`` would be, so a
-    text block cannot put a ``<script>`` on the page. Problems are placed in that HTML, under
-    ``path`` (default: ``<html in TEMPLATE>``).
-    """
+    """Render the shortcodes in HTML, raw or HTML-escaped (rich text); a plain string is
+    escaped first under autoescaping, so a text field cannot put a ``<script>`` on the page
+    (docs/shortcodes.md, *Jinja*)."""
     if value is None:
         html = ""
     elif hasattr(value, "__html__") or not context.eval_ctx.autoescape:
