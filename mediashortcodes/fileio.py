@@ -21,17 +21,6 @@ from filelock import FileLock
 
 from .errors import ConfigError
 
-__all__ = [
-    "Confined",
-    "claim",
-    "claimed_by_a_running_process",
-    "escapes",
-    "file_lock",
-    "folder_lock_path",
-    "remove_tree",
-    "write_atomic",
-]
-
 
 def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``. The
@@ -67,14 +56,9 @@ def escapes(relative: str) -> bool:
 
 
 class Confined:
-    """Writes under ``root``, each proven to land inside it.
-
-    Every folder below ``root`` is accepted only as a real folder (made by ``mkdir`` or
-    seen by ``lstat``), never a link, so a link planted there (``site_dir/media ->
-    /elsewhere``) is a ConfigError (exit 2), never written through. The caller writes the
-    file itself without following a link (``O_EXCL``, a rename or a replacing hard link).
-    Not covered: a folder swapped for a link meanwhile, and a root that is a link.
-    """
+    """Writes under ``root``, each proven to land inside it: a link planted below it is a
+    ConfigError (exit 2), never written through (the proof: docs/reliability.md, *Confined
+    writes*). The caller writes the file itself without following a link."""
 
     def __init__(self, root: Path | str, *, what: str = "", create: bool = True) -> None:
         """``create``: make missing folders (to write); else they stay missing (to read)."""

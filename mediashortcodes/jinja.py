@@ -1,24 +1,6 @@
 """Jinja2 extension: shortcodes in templates, functions for ids known at render time, and
-a filter for HTML (CMS rich text) that holds shortcodes.
-
-::
-
-    env = Environment(extensions=["mediashortcodes.jinja.MediaShortcodesExtension"])
-    env.mediashortcodes_renderer = renderer        # or mediashortcodes_renderer_factory
-
-    <% media_image 12 thumb %>                     written in a layout or partial
-    {{ media_image(page.hero_id, "thumb", alt=page.hero_alt) }}
-    {{ media_video(page.video_id, embed="script") }}
-    {{ page.body|richtext|media_shortcodes }}
-
-Template source is rewritten before lexing: each shortcode becomes one ``{{ ... }}`` call
-carrying the parsed shortcode and its place, padded with its newlines so Jinja's line
-numbers stay right. Shortcodes inside Jinja tags, comments, raw blocks, HTML comments,
-``<script>``/``<style>`` and HTML tags are left alone; ``\\<%`` is a literal.
-
-The renderer is, in this order: a ``mediashortcodes_renderer`` variable of the render
-context, ``environment.mediashortcodes_renderer``, ``mediashortcodes_renderer_factory()``.
-"""
+a filter for HTML (CMS rich text) that holds shortcodes. Usage, what is left alone and the
+order the renderer is looked up in: docs/shortcodes.md, *Jinja*."""
 
 from __future__ import annotations
 
@@ -179,7 +161,7 @@ def template_path(name: str | None, filename: str | None) -> str:
 
 
 def renderer_for(context: Context) -> ShortcodeRenderer:
-    """The renderer for this render call (the order: see the module's docstring)."""
+    """The renderer for this render call (the order: docs/shortcodes.md, *Jinja*)."""
     chosen = context.get(CONTEXT_RENDERER)
     env = context.environment
     if chosen is None:
@@ -271,13 +253,9 @@ def calling_template(frame: FrameType | None) -> tuple[Template, int] | None:
 
 @pass_context
 def media_shortcodes(context: Context, value: Any, path: str | None = None) -> Markup:
-    """Render the shortcodes in HTML, raw or HTML-escaped (rich text).
-
-    Markup (``Markup``, Django's ``SafeString``) passes through untouched around them; a
-    plain string is escaped first when autoescaping is on, as ``{{ value }}`` would be, so a
-    text block cannot put a ``<script>`` on the page. Problems are placed in that HTML, under
-    ``path`` (default: ``<html in TEMPLATE>``).
-    """
+    """Render the shortcodes in HTML, raw or HTML-escaped (rich text); a plain string is
+    escaped first under autoescaping, so a text field cannot put a ``<script>`` on the page
+    (docs/shortcodes.md, *Jinja*)."""
     if value is None:
         html = ""
     elif hasattr(value, "__html__") or not context.eval_ctx.autoescape:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
+
+for _module, _stand_in in cli.lazy.values():  # an integration's command registers when loaded
+    importlib.import_module(_module)
 
 # command path -> (arguments, options), as DESIGN.md's CLI section writes them
 CONTRACT: dict[str, tuple[list[str], list[str]]] = {
@@ -51,6 +56,13 @@ def test_every_command_has_its_arguments_and_options(path: str) -> None:
     assert names == arguments
     spelled = {opt for p in params if isinstance(p, click.Option) for opt in p.opts}
     assert set(options) <= spelled
+
+
+def test_help_lists_each_integration_command_by_its_own_short_help() -> None:
+    for name, (_, stand_in) in cli.lazy.items():
+        for limit in (45, 80):
+            shown = cli.commands[name].get_short_help_str(limit)
+            assert stand_in.get_short_help_str(limit) == shown
 
 
 def commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:

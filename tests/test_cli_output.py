@@ -3,6 +3,7 @@ only, progress bars on build, check and report that log lines leave whole, compl
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -28,6 +29,8 @@ REPO = Path(__file__).resolve().parents[1]  # python -m mediashortcodes runs thi
 
 def every_command(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found = [path]
+    for module, _stand_in in cli.lazy.values() if group is cli else ():
+        importlib.import_module(module)  # an integration's command registers when loaded
     for name, command in group.commands.items():
         if isinstance(command, click.Group):
             found += every_command(command, (*path, name))

@@ -106,6 +106,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def _layer(module: str) -> str:
     parts = module.split(".")
+    if len(parts) == 3 and parts[2] == "cli":  # an integration's command: the command line's
+        return "cli"
     return parts[1] if len(parts) > 1 else ""
 
 

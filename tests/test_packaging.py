@@ -4,6 +4,7 @@ its wheel carries what a user of the wheel alone needs."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -70,6 +71,8 @@ def help_texts() -> str:
     """Every command's ``--help``, unwrapped."""
     from mediashortcodes.cli import cli
 
+    for module, _stand_in in cli.lazy.values():  # an integration's command registers when loaded
+        importlib.import_module(module)
     texts, todo = [], [(cli, "mediashortcodes")]
     while todo:
         command, name = todo.pop()

@@ -1,18 +1,31 @@
 """The ``mediashortcodes`` command line: each command module registers on the group in
-:mod:`.base`; importing this package assembles them (nothing imports it back)."""
+:mod:`.base` when imported; an integration's own, in ``cli.lazy``, only when it runs."""
 
 from __future__ import annotations
 
-from . import (  # noqa: F401  (they register on `cli`)
-    build,
-    docs,
-    init,
-    report,
-    sandbox,
-    serve,
-    service,
-)
+import click
+
+from . import build, docs, init, report, service  # noqa: F401  (they register on `cli`)
 from .base import cli, run
+
+cli.lazy = {
+    "pick": (
+        "mediashortcodes.picker.cli",
+        click.Command("pick", short_help="Browse files in a local page and copy their shortcodes."),
+    ),
+    "sandbox": (
+        "mediashortcodes.sandbox.cli",
+        click.Command(
+            "sandbox", help="Run the local emulator of the Media Asset Service until Ctrl-C."
+        ),
+    ),
+    "serve": (
+        "mediashortcodes.serve.cli",
+        click.Command(
+            "serve", short_help="Preview the site on 127.0.0.1, rebuilt and reloaded on every save."
+        ),
+    ),
+}
 
 
 def main() -> None:

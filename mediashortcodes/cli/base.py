@@ -3,9 +3,10 @@ codes (EPILOG)."""
 
 from __future__ import annotations
 
+import importlib
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +41,25 @@ class CommandError(click.ClickException):
 
 class Commands(OutputGroup):
     """The group, its subgroups too: the package's errors become the contract's exit codes."""
+
+    # An integration's command (in its own folder), imported only to run: by name, the
+    # module that registers it, and the stand-in `--help` lists meanwhile.
+    lazy: Mapping[str, tuple[str, click.Command]] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            return self.lazy[cmd_name][1]
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] in self.lazy:
+            importlib.import_module(self.lazy[args[0]][0])
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -1,9 +1,7 @@
 """What the command line prints besides its results: ``-v``/``-q`` on every command, text
 with its control characters escaped (it quotes the service), colour and progress bars only
-on a terminal (never in CI or with ``NO_COLOR``), log lines that leave the bar whole; and
-problems as CI reads them (docs/ci.md): one :class:`Outcome` per ``build``, ``check`` or
-``report``, printed as one JSON object (``--format json``) or, under GitHub Actions, as
-workflow commands (``::error file=...,line=3,col=1,title=...::message``).
+on a terminal, log lines that leave the bar whole; and one :class:`Outcome` per command as
+CI reads it, JSON or GitHub Actions workflow commands (docs/ci.md).
 """
 
 from __future__ import annotations
@@ -35,21 +33,6 @@ if TYPE_CHECKING:
     from ..site.builder import BuildResult
     from ..usage.reporting import ReportResult
 
-__all__ = [
-    "Outcome",
-    "OutputGroup",
-    "add_output_options",
-    "colour",
-    "error_line",
-    "format_option",
-    "is_interactive",
-    "json_text",
-    "progress_bar",
-    "quiet",
-    "reported",
-    "say",
-    "warn",
-]
 
 Progress = Callable[[int, int], None]
 

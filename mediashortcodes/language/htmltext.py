@@ -118,54 +118,45 @@ def find_in_html(
         if not (escaped and "&" in html[start:end]) and not typographic:
             yield from scan(html, path, locate, start, end)
             continue
-        text, offsets = _unescape(html, start, end) if escaped else _kept(html, start, end)
+        text, offsets = html[start:end], [*range(start, end + 1)]
+        if escaped:
+            text, offsets = _rewritten(text, offsets, _ENTITY.finditer(text), htmllib.unescape)
         if typographic:
-            text, offsets = _straightened(text, offsets)
+            text, offsets = _rewritten(text, offsets, _typographic(text), _TYPED.__getitem__)
         for found in scan(text, path, lambda i, o=offsets: locate(o[i])):
             yield replace(found, start=offsets[found.start], end=offsets[found.end])
 
 
-def _unescape(html: str, start: int, end: int) -> tuple[str, list[int]]:
-    """``html[start:end]`` with entities decoded, and each decoded character's offset."""
-    out: list[str] = []
-    offsets: list[int] = []
-    pos = start
-    for entity in _ENTITY.finditer(html, start, end):
-        out.append(html[pos : entity.start()])
-        offsets.extend(range(pos, entity.start()))
-        decoded = htmllib.unescape(entity.group())
-        out.append(decoded)
-        offsets.extend([entity.start()] * len(decoded))
-        pos = entity.end()
-    out.append(html[pos:end])
-    offsets.extend(range(pos, end))
-    offsets.append(end)
-    return "".join(out), offsets
-
-
-def _kept(html: str, start: int, end: int) -> tuple[str, list[int]]:
-    return html[start:end], [*range(start, end + 1)]
-
-
-def _straightened(text: str, offsets: list[int]) -> tuple[str, list[int]]:
-    """``text`` with the typographer's characters inside each shortcode made plain again."""
+def _rewritten(
+    text: str, offsets: list[int], matches: Iterable[re.Match[str]], new: Callable[[str], str]
+) -> tuple[str, list[int]]:
+    """``text`` with each match replaced by ``new(match)``, and the offset in the HTML of
+    each character (the one after the last too)."""
     out: list[str] = []
     kept: list[int] = []
+    pos = 0
+    for match in matches:
+        out.append(text[pos : match.start()])
+        kept.extend(offsets[pos : match.start()])
+        replaced = new(match.group())
+        out.append(replaced)
+        kept.extend([offsets[match.start()]] * len(replaced))
+        pos = match.end()
+    out.append(text[pos:])
+    kept.extend(offsets[pos:])
+    return "".join(out), kept
+
+
+def _typographic(text: str) -> Iterator[re.Match[str]]:
+    """The typographer's characters inside each shortcode of ``text``."""
     pos = 0
     for opening in _LT.finditer(text):
         i = opening.start()
         if i < pos or not is_opening(text, i) or (stop := find_end(text, i)) is None:
             continue
         for char in _TYPOGRAPHIC.finditer(text, i, stop):
-            out.append(text[pos : char.start()])
-            kept.extend(offsets[pos : char.start()])
-            typed = _TYPED[char.group()]
-            out.append(typed)
-            kept.extend([offsets[char.start()]] * len(typed))
+            yield char
             pos = char.end()
-    out.append(text[pos:])
-    kept.extend(offsets[pos:])
-    return "".join(out), kept
 
 
 def escaped_openings(html: str) -> list[int]:

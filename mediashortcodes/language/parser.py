@@ -1,14 +1,5 @@
-"""The parser (pure; no I/O).
-
-::
-
-    <% media_image ID [FORMAT] [key=value ...] %>
-    <% media_video ID [key=value ...] %>
-
-A shortcode starts at ``<%`` followed by whitespace or a letter (so ERB-style ``<%=``,
-``<%-``, ``<%#`` stay text) and runs to the first ``%>``; a second ``<%`` before that
-leaves the first one unterminated. ``\\<%`` is a literal ``<%``. Every problem of a text
-is collected, each with the line and column of the part that is wrong.
+"""The parser (pure; no I/O) of the language docs/shortcodes.md defines; a second ``<%``
+before the first ``%>`` leaves the first one unterminated.
 
 Every host reads shortcodes through :func:`is_opening`, :func:`find_end` and
 :func:`parse_one` (or :func:`scan`, which uses them); :func:`parse` is the whole-text

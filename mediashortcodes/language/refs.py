@@ -17,8 +17,6 @@ from ..errors import Problem
 from .model import Found, Shortcode
 from .parser import parse_one
 
-__all__ = ["REF_TAG", "read_refs", "ref_element"]
-
 REF_TAG = "mediashortcodes-ref"
 _ELEMENT = re.compile(rf"<{REF_TAG}((?:\s+[a-z-]+=\"[^\"]*\")*)\s*>\s*</{REF_TAG}>")
 _ATTRIBUTE = re.compile(r'([a-z-]+)="([^"]*)"')

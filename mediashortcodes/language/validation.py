@@ -34,10 +34,8 @@ from .model import (
 
 @dataclass(frozen=True)
 class Issue:
-    """A problem found by :func:`check`; ``where`` says which part it is about.
-
-    ``where`` is "name", "id", "format", "shortcode", or the index of the option.
-    """
+    """A problem found by :func:`check`; ``where`` says which part it is about: "name",
+    "id", "format", "shortcode", or the index of the option."""
 
     where: str | int
     message: str
@@ -190,11 +188,8 @@ def build(
     options: Mapping[str, object] | Sequence[tuple[str, object]],
     location: Location,
 ) -> tuple[Shortcode | None, list[Problem]]:
-    """A shortcode from Python values (the Jinja functions), validated like parsed text.
-
-    ``None`` values are left out, so ``alt=page.alt`` with no alt means "no alt given";
-    numbers and booleans become their text form.
-    """
+    """A shortcode from Python values (the Jinja functions), validated like parsed text;
+    ``None`` values are left out, so ``alt=page.alt`` with no alt means "no alt given"."""
     pairs = options.items() if isinstance(options, Mapping) else options
     texts = [(str(k), _text(v)) for k, v in pairs if v is not None]
     id_text = None if file_id is None else _text(file_id)

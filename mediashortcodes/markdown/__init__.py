@@ -1,16 +1,6 @@
-"""The markdown-it-py plugin: shortcodes in Markdown, with their real positions in the file.
-
-::
-
-    md = MarkdownIt("commonmark").use(shortcodes_plugin)
-    env = {"mediashortcodes": {"path": "content/post.md", "start_line": 4}}
-    html = md.render(text, env)
-    env["mediashortcodes"]["shortcodes"], env["mediashortcodes"]["problems"]
-    env["mediashortcodes"]["warnings"]
-
-The rules are in :mod:`.plugin`; where shortcodes sit in the document's structure and
-in the file, in :mod:`.blocks`.
-"""
+"""The markdown-it-py plugin: shortcodes in Markdown, with their real positions in the file
+(usage: docs/shortcodes.md, *Markdown*). The rules are in :mod:`.plugin`; where shortcodes
+sit in the document's structure and in the file, in :mod:`.blocks`."""
 
 from __future__ import annotations
 

@@ -163,12 +163,8 @@ def block_kind(found: Found | None) -> str | None:
 
 
 def place_blocks(tokens: list[Token], with_blocks: list[int], warnings: list[Problem]) -> None:
-    """Split paragraphs around their block shortcodes; warn where that cannot be done.
-
-    A block is valid in a list item (a tight list's hidden paragraph) or a table cell; in a
-    shown paragraph, outside inline elements, the paragraph is split around it; anywhere else
-    (a heading, a link, emphasis, inline HTML) it stays, with a warning.
-    """
+    """Split paragraphs around their block shortcodes; warn where that cannot be done (the
+    decision: docs/shortcodes.md, *Block shortcodes in inline text*)."""
     splits: dict[int, list[int]] = {}
     for i in with_blocks:
         at = _check_blocks(tokens, i, warnings)

@@ -1,10 +1,9 @@
-"""The markdown-it-py plugin's rules (usage: see the package's docstring).
+"""The markdown-it-py plugin's rules (usage: docs/shortcodes.md, *Markdown*).
 
 An inline rule only finds where a shortcode ends, so code spans, code blocks and backslash
 escapes keep their meaning; a core rule then parses each one at its place in the file.
-Without a renderer a shortcode shows as its own (escaped) text. Shortcodes in the text of raw
-HTML blocks are expanded too. A top-level line that is one shortcode is one block token: it
-skips the paragraph and inline rules, the plugin's largest cost on a shortcode-heavy site.
+A top-level line that is one shortcode is one block token: it skips the paragraph and inline
+rules, the plugin's largest cost on a shortcode-heavy site.
 """
 
 from __future__ import annotations
@@ -53,14 +52,8 @@ Rule = Callable[..., str]  # a render rule: (self, tokens, idx, options, env) ->
 
 
 def shortcodes_plugin(md: MarkdownIt, *, renderer: ShortcodeRenderer | None = None) -> None:
-    """Parse ``<% ... %>`` shortcodes; render them with ``renderer`` when one is given.
-
-    Per document, ``env["mediashortcodes"]`` takes ``path`` (default "<string>"),
-    ``start_line`` (the file line of the text's first line, default 1) and optionally
-    ``renderer`` (overrides the plugin's); after parsing it holds ``shortcodes`` (in
-    document order), ``problems`` and ``warnings`` (a block shortcode where its HTML is
-    invalid: in a heading, a link, emphasis or an inline HTML element).
-    """
+    """Parse ``<% ... %>`` shortcodes; render them with ``renderer`` when one is given. What
+    ``env["mediashortcodes"]`` takes and holds: docs/shortcodes.md, *Markdown*."""
     md.inline.ruler.before("autolink", TOKEN, _shortcode_rule)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], BLOCK_TOKEN, _block_rule)
     md.core.ruler.after("inline", TOKEN, _collect)

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
-from mediashortcodes.cli import service as cli_service
+from mediashortcodes.picker import cli as picker_cli
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_pick_serves_the_site_service_and_stops_on_ctrl_c(
     seen: dict = {}
     monkeypatch.setattr("webbrowser.open", opened.append)
     monkeypatch.setattr(
-        cli_service, "wait_until_interrupted", lambda: visit_then_interrupt(opened, seen)
+        picker_cli, "wait_until_interrupted", lambda: visit_then_interrupt(opened, seen)
     )
     result = CliRunner().invoke(cli, ["pick", str(sandbox_site), "--locale", "sv_SE"])
     assert result.exit_code == 0, result.output
@@ -54,7 +54,7 @@ def test_no_browser_only_prints_the_address(
     def interrupt() -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_service, "wait_until_interrupted", interrupt)
+    monkeypatch.setattr(picker_cli, "wait_until_interrupted", interrupt)
     result = CliRunner().invoke(cli, ["pick", str(sandbox_site), "--no-browser"])
     assert result.exit_code == 0, result.output
     assert opened == []

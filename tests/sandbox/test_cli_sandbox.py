@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediashortcodes.cli import cli
-from mediashortcodes.cli.sandbox import banner, pages_table, usages_table
+from mediashortcodes.sandbox.cli import banner, pages_table, usages_table
 
 from .conftest import token_params
 

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import click
 
-from ..serve import LOOPBACK  # the package alone: the server is imported when it runs
-from .base import cli, jobs_option
-from .build import SITE, load_site
+from ..cli.base import cli, jobs_option
+from ..cli.build import SITE, load_site
+from . import LOOPBACK  # the package alone: the server is imported when it runs
 
 
 @cli.command(short_help="Preview the site on 127.0.0.1, rebuilt and reloaded on every save.")
@@ -37,7 +37,7 @@ def serve(site: str, port: int, open_browser: bool, jobs: int | None, bind: str)
     Pages are built into a folder of serve's own with URLs under the local address; the
     site's output is not touched and nothing is ever reported to the service.
     """
-    from ..serve.session import serve as run
+    from .session import serve as run
 
     config = load_site(site)
     if jobs is not None:

@@ -12,10 +12,10 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from ..cli.base import cli, wait_until_interrupted
+from ..cli.service import table
 from ..config import ENV_BASE_URL
 from ..errors import ServiceError, ServiceUnreachableError
-from .base import cli, wait_until_interrupted
-from .service import table
 
 DEFAULT_PORT = 8765
 
@@ -79,7 +79,7 @@ def sandbox(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..sandbox import Library, Sandbox
+    from . import Library, Sandbox
 
     library = None
     if synthetic is not None:
