@@ -262,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     with working_directory(args.workdir, keep=False) as work:
         sites = prepare(work, args.n, args.k)
         with SandboxProcess(latency_ms=0, k=args.k, log=work / "sandbox.log") as sandbox:
-            env = {**_clean_env(), **sandbox.env}
+            # Compiled modules are kept (beside the sites), as in an installed package, even
+            # where the environment turns bytecode files off (docs/decisions/0005).
+            env = {**_clean_env(), **sandbox.env, "PYTHONPYCACHEPREFIX": str(work / "pycache")}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             primed = work / "primed-cache"
             build_json(sites["plain"], work / "primed-out", primed, env)
             originals, _ = images_of(work / "primed-out" / "media")
