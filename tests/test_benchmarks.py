@@ -28,6 +28,10 @@ _hugo_spec = importlib.util.spec_from_file_location("benchmarks_hugo", BENCHMARK
 assert _hugo_spec is not None and _hugo_spec.loader is not None
 hugo = sys.modules[_hugo_spec.name] = importlib.util.module_from_spec(_hugo_spec)
 _hugo_spec.loader.exec_module(hugo)
+_images_spec = importlib.util.spec_from_file_location("benchmarks_images", BENCHMARKS / "images.py")
+assert _images_spec is not None and _images_spec.loader is not None
+images = sys.modules[_images_spec.name] = importlib.util.module_from_spec(_images_spec)
+_images_spec.loader.exec_module(images)
 
 pytest.importorskip("PIL", reason="the benchmark's sandbox needs the [sandbox] extra")
 
@@ -69,6 +73,18 @@ def test_generated_site_has_three_images_and_a_video_per_page_and_one_in_the_lay
     assert layout.count("<% media_image") == 1
     assert workload.image_shortcodes == 12 * 4
     assert workload.video_shortcodes == 12
+
+
+def test_images_only_site_holds_each_image_variant_of_w1_once(tmp_path: Path) -> None:
+    # images.py's like-for-like site: W1's image shortcodes alone, one per variant.
+    workload = generate(tmp_path / "site", n=40, k=12)
+    count = images.images_site(tmp_path / "site", tmp_path / "images")
+    texts = [p.read_text() for p in sorted((tmp_path / "images" / "content").glob("*.md"))]
+    shortcodes = [found for text in texts for found in images.SHORTCODE.findall(text)]
+    assert count == len(shortcodes) == workload.variants
+    assert len({images.variant_key(found) for found in shortcodes}) == count
+    settings = (tmp_path / "site" / "mediashortcodes.toml").read_text()
+    assert (tmp_path / "images" / "mediashortcodes.toml").read_text() == settings
 
 
 def test_floor_site_is_the_same_text_without_shortcodes(tmp_path: Path) -> None:
