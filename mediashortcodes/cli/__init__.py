@@ -9,6 +9,10 @@ from . import build, docs, init, report, service  # noqa: F401  (they register o
 from .base import cli, run
 
 cli.lazy = {
+    "finish": (
+        "mediashortcodes.generators.cli",
+        click.Command("finish", short_help="Resolve the shortcodes in the HTML a generator wrote."),
+    ),
     "pick": (
         "mediashortcodes.picker.cli",
         click.Command("pick", short_help="Browse files in a local page and copy their shortcodes."),
