@@ -25,9 +25,9 @@ both sites; the tools' order turns from round to round. ``MEDIASHORTCODES_CACHE_
 set, as a trusted CI job sets it. A tree whose ``build --help`` offers ``--no-memo`` has the
 page memo (on by default); ``--no-memo-too`` adds that tree built with ``--no-memo``. Then
 the same for the large size (``--large N:K``, default 10000:3000). The figures are medians
-over the rounds, with the peak memory of the build's whole process tree (its RSS and its PSS summed
-over the build and its worker processes, sampled from /proc every 50 ms); the sandbox
-counts each build's requests. The last line is one JSON object.
+over the rounds, with the peak memory of the build's whole process tree (its RSS and its
+PSS summed over the build and its worker processes, sampled from /proc every 50 ms); the
+sandbox counts each build's requests. The last line is one JSON object.
 
 ``--mode finish``: instead of ``build``, this tree's figures are Hugo building the same site
 with the shortcodes left as written (``<% media_image ... %>`` in the Markdown and the
@@ -397,7 +397,8 @@ def table(f: dict[str, Any]) -> str:
         + ("; trees: Hugo, then `finish`" if f.get("mode") == "finish" else ""),
         "",
         f"{'tool':<14}{'cold s':>9}{'warm s':>9}{'1 edit s':>10}{'layout s':>10}"
-        f"{'cold/H':>8}{'warm/H':>8}{'edit/H':>8}{'lay/H':>8}{'peak MB':>9}{'PSS':>6}{'requests':>13}",
+        f"{'cold/H':>8}{'warm/H':>8}{'edit/H':>8}{'lay/H':>8}"
+        f"{'peak MB':>9}{'PSS':>6}{'requests':>13}",
     ]
     rows = [("hugo", {k[len("hugo_") :]: v for k, v in f.items() if k.startswith("hugo_")})]
     for name, t in [*rows, *f["trees"].items()]:
