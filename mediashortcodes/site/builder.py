@@ -1,9 +1,5 @@
-"""The built-in site builder: ``content/`` and ``templates/`` through the one pipeline.
-
-Pages render with markers (site/rendering.py, site/workers.py), resolve at once
-(site/pipeline.py), and the site is written into a staging folder swapped in for the
-output (site/outputdir.py: two renames).
-"""
+"""The built-in site builder: ``content/`` and ``templates/`` through the one pipeline, the
+site written into a staging folder swapped in for the output (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -20,7 +16,6 @@ from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest
 from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
-from .markers import with_markers_replaced
 from .memo import PageMemo, drop_memo, open_memo
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import CACHE, BuildOptions, BuildResult, Pipeline, Resolved, media_url_prefix
@@ -45,7 +40,6 @@ class SiteBuilder:
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
-        # The media folder's URL in the pages.
         self.prefix = media_url_prefix(config.site.base_url, config.site.media_dir)
         self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
@@ -135,10 +129,7 @@ class SiteBuilder:
         if workers > 1:
             own, self._workers = start_workers(self.renderer, content, listing, workers)
         found = pages_mod.load_pages(content, own, unreadable)
-        if self._workers is not None:
-            found, unread = self._workers.loaded(found)
-            unreadable += unread
-        return found
+        return self._workers.loaded(found, unreadable) if self._workers is not None else found
 
     def _render(
         self,
@@ -178,9 +169,8 @@ class SiteBuilder:
             refuse_escapes(resolved.media_outputs())
             confined = Confined(self.output, what="the output")
             resolved.publish(confined, close=False)
-            html, ids = resolved.html_for(self.prefix)
-            for page in rendered:
-                text = with_markers_replaced(page.html, resolved.marker, html, ids)
+            for page in rendered:  # media linked at self.prefix
+                text = resolved.html(page.html)
                 write_atomic(confined.file(page.source.output_file), text.encode("utf-8"))
             listed = Manifest.from_json((self.output / MANIFEST_NAME).read_bytes())
             Manifest(listed.site, {**listed.pages, **manifest.pages}).write_atomic(

@@ -1,7 +1,5 @@
 """What MkDocs, Pelican and Zensical share around the one pipeline, and Zensical's
-``finish``: a site built with the extension but without a plugin gets its pages'
-``<mediashortcodes-ref>`` elements resolved at once, and only when nothing is wrong its
-pages, media and ``media-usage.json`` written."""
+``finish``: its pages' ``<mediashortcodes-ref>`` elements resolved, then written."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
-from ..errors import ConfigError, ContentError, Problem
+from ..errors import ConfigError, ContentError
 from ..fileio import Confined, write_atomic
 from ..language import html_for
 from ..language.htmltext import splice
@@ -26,13 +24,14 @@ def resolved_for_host(
     pipeline: Pipeline, *, keep_going: bool = False, sources: Mapping[str, str] | None = None
 ) -> Resolved:
     """Resolve every place at once; raise ContentError listing every problem (unless
-    previewing, or ``keep_going`` and only files failed: a malformed shortcode always
-    does), an outage's error, or a setting's. ``sources``: a page's source, named in its
-    problems."""
+    previewing, or ``keep_going`` and only files failed). ``sources``: each page's source,
+    named in its problems."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
-        if sources:
-            resolved.problems = [_with_source(p, sources) for p in resolved.problems]
+        for i, problem in enumerate(resolved.problems):
+            if sources and (source := sources.get(problem.path)):
+                message = f"{problem.message} (source: {source})"
+                resolved.problems[i] = replace(problem, message=message)
         stops = resolved.found or not keep_going
         if resolved.problems and not pipeline.preview and stops:
             raise ContentError(resolved.problems)
@@ -40,11 +39,6 @@ def resolved_for_host(
         pipeline.close()
         raise
     return resolved
-
-
-def _with_source(problem: Problem, sources: Mapping[str, str]) -> Problem:
-    source = sources.get(problem.path)
-    return replace(problem, message=f"{problem.message} (source: {source})") if source else problem
 
 
 def host_config(

@@ -78,7 +78,6 @@ class DeferredRenderer:
         return ""
 
     def add(self, found: Problem | OnPage) -> None:
-        """A problem met while rendering the page."""
         (self.on_pages if isinstance(found, OnPage) else self.problems).append(found)  # type: ignore[arg-type]
 
     def recorded(self) -> Recorded:
@@ -105,7 +104,6 @@ class DeferredRenderer:
         return table, uses
 
     def found_problems(self) -> list[Problem | OnPage]:
-        """Every problem found while rendering."""
         return [*self.problems, *self.on_pages]
 
     def placed(self, failed: list[tuple[Shortcode, str, str]]) -> list[Problem | OnPage]:

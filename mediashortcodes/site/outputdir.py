@@ -59,8 +59,7 @@ def check_output_dir(output: Path, config: Config) -> None:
 
 
 def refuse_escapes(outputs: Iterable[str]) -> None:
-    """Raise a ConfigError naming every output path not plainly inside the output, before
-    anything is written."""
+    """Raise a ConfigError naming every output path not plainly inside the output."""
     found = sorted(output for output in outputs if escapes(output))
     if found:
         raise ConfigError(
@@ -103,9 +102,8 @@ def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
 
 
 def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
-    """Replace ``output`` by ``staging`` in two renames (for a moment there is no output; if
-    the second fails the old one is put back), then remove the old one. Builds into one
-    output take turns (a lock on its parent folder, kept in the temporary folder)."""
+    """Replace ``output`` by ``staging`` in two renames (if the second fails the old one is
+    put back), then remove the old one; builds into one output take turns."""
     with file_lock(folder_lock_path(output.parent)):
         if output.exists() and not output.is_dir():
             raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")

@@ -53,9 +53,7 @@ class PageSource:
     @property
     def title(self) -> str:
         title = self.front_matter.get("title")
-        if title:
-            return str(title)
-        return self.path.stem.replace("-", " ").replace("_", " ").capitalize()
+        return str(title) if title else re.sub("[-_]", " ", self.path.stem).capitalize()
 
     @property
     def template(self) -> str:
@@ -167,12 +165,9 @@ def _unbuildable_line(raw: str) -> int:
 
 
 def key_line(text: str, key: str) -> int:
-    """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
-    lines = text.splitlines()
-    if not lines or lines[0].rstrip() != "---":
-        return 1
+    """The line of a top-level ``key`` of the front matter ``text`` opens, else 1."""
     pattern = re.compile(rf"{re.escape(key)}\s*:")
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in enumerate(text.splitlines()[1:], start=2):
         if line.rstrip() in ("---", "..."):
             break
         if pattern.match(line):
@@ -286,8 +281,7 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
     found = source_files(content_dir)
     others += [name for name in found.files if not name.endswith(".md")]
     found.files = [name for name in found.files if name.endswith(".md")]
-    shown = display_path(content_dir)
-    warnings += [skipped_warning(shown, name) for name in found.skipped]
+    warnings += [skipped_warning(display_path(content_dir), name) for name in found.skipped]
     return found
 
 

@@ -1,17 +1,11 @@
-"""``mediashortcodes init``: the files of a minimal working site.
-
-It builds as it is, against the embedded sandbox (no account, no credentials): a config, a
-layout, a stylesheet, a page with an image and a video shortcode, and a ``.gitignore``.
-Nothing that exists is ever overwritten: if any of these files is there, nothing is written.
-"""
+"""``mediashortcodes init``: a minimal site that builds as it is against the embedded
+sandbox, written only where none of its files exists yet."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..errors import ConfigError
-
-__all__ = ["NEW_SITE", "write_new_site"]
 
 CONFIG = """\
 # The site's settings; every key and its default: mediashortcodes docs configuration.
@@ -115,10 +109,7 @@ NEW_SITE: dict[str, str] = {
 
 
 def write_new_site(folder: Path) -> list[Path]:
-    """Write :data:`NEW_SITE` into ``folder`` (made if missing); the files written.
-
-    Raises ``ConfigError`` naming every file that is already there, having written nothing.
-    """
+    """Write :data:`NEW_SITE` into ``folder`` (made if missing); the files written."""
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"{folder} exists and is not a folder; choose a new folder for the site")
     there = [name for name in NEW_SITE if (folder / name).exists() or (folder / name).is_symlink()]

@@ -1,10 +1,5 @@
-"""Pages rendered and written by several processes: ``build --workers N``.
-
-The pages are cut into N runs of about equal text; N - 1 forked workers each read their
-run and send it back, render it when sent ``site`` and send back what resolving needs,
-which the builder absorbs in page order; after one resolve, each writes its pages with the
-HTML it is sent. The output is the same for any N; a failing worker stops the build before
-the swap. Forked only from a single-threaded process, and not on Windows or macOS.
+"""``build --workers N``: N - 1 forked workers read, render and write runs of the pages
+(docs/site-builder.md); what resolving needs comes back as values, absorbed in page order.
 """
 
 from __future__ import annotations
@@ -122,17 +117,17 @@ class Workers:
         self.own_pages: list[PageSource] = []  # the pages this process read, drafts too
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
 
-    def loaded(self, own: list[PageSource]) -> tuple[list[PageSource], list[Problem]]:
-        """Every page, ours (``own``) then the workers', drafts too, and those they could
-        not read."""
+    def loaded(self, own: list[PageSource], unreadable: list[Problem]) -> list[PageSource]:
+        """Every page, ours (``own``) then the workers', drafts too; those they could not
+        read go into ``unreadable``."""
         self.own_pages = own
-        pages, problems = list(own), []
+        pages = list(own)
         for worker in self.workers:
             theirs, unread = worker.receive()
             worker.sources = [page for page in theirs if not page.draft]
             pages += theirs
-            problems += unread
-        return pages, problems
+            unreadable += unread
+        return pages
 
     def render(self, renderer: PageRenderer, site: dict[str, Any]) -> RenderedRun:
         """Render every page, N at a time, into ``renderer``; the workers' pages come back
