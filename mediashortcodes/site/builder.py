@@ -19,9 +19,9 @@ from .files import SourceFiles, check_in_the_way, copy_files, resources_of, sour
 from .memo import PageMemo, drop_memo, open_memo
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import CACHE, BuildOptions, BuildResult, Pipeline, Resolved, media_url_prefix
-from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
+from .rendering import PageRenderer, RenderedPage, site_variables, write_pages
 from .template_problems import pages_named
-from .workers import Workers, start_workers, workers_for
+from .workers import Workers, workers_for
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
@@ -124,12 +124,11 @@ class SiteBuilder:
     ) -> list[pages_mod.PageSource]:
         """Every page, drafts too; with ``--workers`` each process reads its own run."""
         listing = pages_mod.list_pages(content, warnings, others)
-        own = listing.files
-        workers = workers_for(self.options.workers, len(own))
-        if workers > 1:
-            own, self._workers = start_workers(self.renderer, content, listing, workers)
-        found = pages_mod.load_pages(content, own, unreadable)
-        return self._workers.loaded(found, unreadable) if self._workers is not None else found
+        workers = workers_for(self.options.workers, len(listing.files))
+        if workers < 2:
+            return pages_mod.load_pages(content, listing.files, unreadable)
+        self._workers = Workers(self.renderer, content, listing, workers)
+        return self._workers.loaded(unreadable)
 
     def _render(
         self,
@@ -140,8 +139,7 @@ class SiteBuilder:
         """``sources`` rendered with markers (by the workers when forked); ``site.pages``
         lists ``listed``."""
         site = site_variables(self.config.site.base_url, listed)
-        run: RenderedRun
-        if self._workers is not None and sources is listed:
+        if self._workers is not None:  # only while build() runs, where sources is listed
             run = self._workers.render(self.renderer, site)
         else:
             run = self.renderer.render_pages(sources, site)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -73,19 +72,6 @@ class PageSource:
         return self.url_path.strip("/") + "/index.html" if self.url_path != "/" else "index.html"
 
 
-def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
-    """:func:`display_path` of ``folder / name``, the folder's relpath worked out once."""
-    relative = display_path(folder)
-    if os.path.isabs(relative) or relative.startswith(".."):  # outside the working directory
-        return lambda _name, path: display_path(path)
-
-    def shown(name: str, path: Path) -> str:
-        joined = os.path.normpath(os.path.join(relative, *name.split("/")))
-        return str(path) if joined.startswith("..") else joined
-
-    return shown
-
-
 def url_path_for(relative: Path) -> str:
     parts = list(relative.with_suffix("").parts)
     if parts and parts[-1] == "index":
@@ -118,38 +104,27 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip() != "---":
         return {}, text, 1
-    for index, line in enumerate(lines[1:], start=1):
-        if line.rstrip() in ("---", "..."):
-            raw = "".join(lines[1:index])
-            try:
-                _refuse_anchors(raw, source)
-                data = _load_yaml(raw) if raw.strip() else {}
-            except yaml.YAMLError as exc:
-                # The context mark is where the broken part opens.
-                mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-                line_no = mark.line + 2 if mark is not None else 2
-                problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-                raise PageError(
-                    source,
-                    line_no,
-                    f"invalid YAML front matter: {problem}; fix the block between the --- lines",
-                ) from None
-            except (ValueError, OverflowError) as exc:
-                # A value that parses but cannot be built, such as the date 2024-13-45.
-                raise PageError(
-                    source,
-                    _unbuildable_line(raw) + 1,
-                    f"invalid value in the front matter: {exc}; "
-                    "fix the block between the --- lines",
-                ) from None
-            if not isinstance(data, dict):
-                raise PageError(
-                    source,
-                    2,
-                    "front matter must be a mapping of keys to values (title: ..., template: ...)",
-                )
-            return data, "".join(lines[index + 1 :]), index + 2
-    raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
+    end = next((i for i, line in enumerate(lines) if i and line.rstrip() in ("---", "...")), 0)
+    if not end:
+        raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
+    raw = "".join(lines[1:end])
+    fix = "fix the block between the --- lines"
+    try:
+        _refuse_anchors(raw, source)
+        data = _load_yaml(raw) if raw.strip() else {}
+    except yaml.YAMLError as exc:
+        # The context mark is where the broken part opens.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise PageError(source, line, f"invalid YAML front matter: {problem}; {fix}") from None
+    except (ValueError, OverflowError) as exc:  # a value that cannot be built: 2024-13-45
+        line = _unbuildable_line(raw) + 1
+        raise PageError(source, line, f"invalid value in the front matter: {exc}; {fix}") from None
+    if not isinstance(data, dict):
+        message = "front matter must be a mapping of keys to values (title: ..., template: ...)"
+        raise PageError(source, 2, message)
+    return data, "".join(lines[end + 1 :]), end + 2
 
 
 def _unbuildable_line(raw: str) -> int:
@@ -289,19 +264,22 @@ def load_pages(content_dir: Path, names: list[str], problems: list[Problem]) -> 
     """The pages ``names`` (posix paths under it); one that cannot be read goes into
     ``problems``."""
     pages = []
-    shown = _display_paths_under(content_dir)
+    folder = display_path(content_dir)  # once: relpath for each page is slow
     for name in names:
         path = content_dir / name
+        shown = os.path.normpath(os.path.join(folder, *name.split("/")))
+        if os.path.isabs(shown) or shown.startswith(".."):  # not below the working directory
+            shown = display_path(path)
         try:
             # A dots-only part of its URL would write its HTML outside its folder.
             if any(not part.strip(".") for part in name[: -len(".md")].split("/")):
                 raise PageError(
-                    display_path(path),
+                    shown,
                     0,
                     "a page's name or folder cannot be dots only: its HTML would be written "
                     "outside its folder (or over another page); rename it",
                 )
-            pages.append(load_page(path, content_dir, shown(name, path)))
+            pages.append(load_page(path, content_dir, shown))
         except PageError as exc:
             problems.append(exc.problem)
     return pages

@@ -12,17 +12,15 @@ import sys
 import threading
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from .files import SourceFiles
-from .markers import Recorded
 from .pages import PageSource, load_pages
 from .rendering import PageRenderer, RenderedPage, RenderedRun, write_pages
-from .template_problems import OnPage
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -70,17 +68,6 @@ def runs_of(weights: list[int], n: int) -> list[slice]:
 
 
 @dataclass
-class Rendered:
-    """What a worker sends back after rendering its run, but the HTML."""
-
-    recorded: Recorded
-    pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
-    warnings: list[Problem]
-    undefined: list[OnPage]
-    refused: int  # memo entries that failed their check
-
-
-@dataclass
 class Worker:
     process: BaseProcess
     connection: Connection
@@ -110,18 +97,41 @@ class Worker:
 
 
 class Workers:
-    """The forked workers of one build; ``close`` ends them."""
+    """``n - 1`` forked workers, each reading a run of ``listing``, this process the first
+    run; ``close`` ends them."""
 
-    def __init__(self) -> None:
+    def __init__(self, renderer: PageRenderer, content: Path, listing: SourceFiles, n: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        names = listing.files
+        runs = runs_of([listing.sizes.get(name, 0) for name in names], n)
+        for stream in (sys.stdout, sys.stderr):  # or a worker would write what is buffered again
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                stream.flush()
         self.workers: list[Worker] = []
         self.own_pages: list[PageSource] = []  # the pages this process read, drafts too
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
+        self._content, self._names = content, names[runs[0]]
+        try:
+            for run in runs[1:]:
+                ours, theirs = context.Pipe()
+                process = context.Process(
+                    target=_work, args=(renderer, content, names[run], theirs), daemon=True
+                )
+                process.start()
+                theirs.close()
+                part = names[run]
+                self.workers.append(Worker(process, ours, part[0], part[-1]))
+        except BaseException:
+            self.close()
+            raise
 
-    def loaded(self, own: list[PageSource], unreadable: list[Problem]) -> list[PageSource]:
-        """Every page, ours (``own``) then the workers', drafts too; those they could not
-        read go into ``unreadable``."""
-        self.own_pages = own
-        pages = list(own)
+    def loaded(self, unreadable: list[Problem]) -> list[PageSource]:
+        """Every page, ours then the workers', drafts too; those that cannot be read go
+        into ``unreadable``."""
+        self.own_pages = load_pages(self._content, self._names, unreadable)
+        pages = list(self.own_pages)
         for worker in self.workers:
             theirs, unread = worker.receive()
             worker.sources = [page for page in theirs if not page.draft]
@@ -137,13 +147,12 @@ class Workers:
         run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
         self.own = list(run.pages)
         for worker in self.workers:
-            report: Rendered = worker.receive()
-            worker.table, uses = renderer.deferred.absorb(report.recorded)
-            part = worker.sources
-            run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
-            run.warnings += report.warnings
-            run.undefined += report.undefined
-            run.refused += report.refused
+            recorded, pages, theirs = worker.receive()  # as _work sends them
+            worker.table, uses = renderer.deferred.absorb(recorded)
+            run.pages += [RenderedPage(worker.sources[k], "", uses[j]) for k, j in pages]
+            run.warnings += theirs.warnings
+            run.undefined += theirs.undefined
+            run.refused += theirs.refused
         return run
 
     def write(
@@ -173,36 +182,6 @@ class Workers:
         self.workers = []
 
 
-def start_workers(
-    renderer: PageRenderer, content: Path, listing: SourceFiles, n: int
-) -> tuple[list[str], Workers]:
-    """Fork ``n - 1`` workers, each reading a run of ``listing``; the names this process
-    reads itself, and the workers."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    names = listing.files
-    runs = runs_of([listing.sizes.get(name, 0) for name in names], n)
-    for stream in (sys.stdout, sys.stderr):  # or a worker would write what is buffered again
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            stream.flush()
-    pool = Workers()
-    try:
-        for run in runs[1:]:
-            ours, theirs = context.Pipe()
-            process = context.Process(
-                target=_work, args=(renderer, content, names[run], theirs), daemon=True
-            )
-            process.start()
-            theirs.close()
-            part = names[run]
-            pool.workers.append(Worker(process, ours, part[0], part[-1]))
-    except BaseException:
-        pool.close()
-        raise
-    return names[runs[0]], pool
-
-
 def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
     """A worker: read ``names`` and send them; render with the ``site`` sent and report;
     then write or stop."""
@@ -218,15 +197,9 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
         deferred = renderer.deferred
         index = {id(source): k for k, source in enumerate(sources)}
         uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
-        connection.send(
-            Rendered(
-                recorded=deferred.recorded(),
-                pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
-                warnings=run.warnings,
-                undefined=run.undefined,
-                refused=run.refused,
-            )
-        )
+        # Each rendered page as (its index in the run, in page_uses); the rest but the HTML.
+        pages = [(index[id(page.source)], uses[id(page.used)]) for page in run.pages]
+        connection.send((deferred.recorded(), pages, replace(run, pages=[])))
         order = connection.recv()
         if order is None:
             return
