@@ -91,7 +91,13 @@ class SiteBuilder:
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
-        found = self._read_pages(content, unreadable, others, warnings)
+        listing = pages_mod.list_pages(content, warnings, others)
+        workers = workers_for(self.options.workers, len(listing.files))
+        if workers > 1:  # each process reads its own run
+            self._workers = Workers(self.renderer, content, listing, workers)
+            found = self._workers.loaded(unreadable)
+        else:
+            found = pages_mod.load_pages(content, listing.files, unreadable)
         sources = [s for s in found if not s.draft]
         resources = resources_of(others, pages_mod.draft_folders(found, content))
         # Such pages stop the build (exit 2) once the rest was resolved: one run lists all.
@@ -119,25 +125,13 @@ class SiteBuilder:
                     self.renderer.memo.prune()
         return result
 
-    def _read_pages(
-        self, content: Path, unreadable: list[Problem], others: list[str], warnings: list[Problem]
-    ) -> list[pages_mod.PageSource]:
-        """Every page, drafts too; with ``--workers`` each process reads its own run."""
-        listing = pages_mod.list_pages(content, warnings, others)
-        workers = workers_for(self.options.workers, len(listing.files))
-        if workers < 2:
-            return pages_mod.load_pages(content, listing.files, unreadable)
-        self._workers = Workers(self.renderer, content, listing, workers)
-        return self._workers.loaded(unreadable)
-
     def _render(
         self,
         sources: list[pages_mod.PageSource],
         listed: list[pages_mod.PageSource],
         warnings: list[Problem],
     ) -> list[RenderedPage]:
-        """``sources`` rendered with markers (by the workers when forked); ``site.pages``
-        lists ``listed``."""
+        """``sources`` rendered with markers; ``site.pages`` lists ``listed``."""
         site = site_variables(self.config.site.base_url, listed)
         if self._workers is not None:  # only while build() runs, where sources is listed
             run = self._workers.render(self.renderer, site)
@@ -260,8 +254,7 @@ class SiteBuilder:
 def _page_errors(
     unreadable: list[Problem], sources: list[pages_mod.PageSource]
 ) -> pages_mod.PageErrors | None:
-    """The pages that cannot be built (unreadable, or sharing a URL, or one folder on Windows
-    and macOS), as one error."""
+    """The pages that cannot be read, or share a URL or a folder, as one error."""
     clashes = pages_mod.url_clashes(sources)
     heads = [f"{counted(len(unreadable), 'page')} cannot be read"] if unreadable else []
     if clashes:

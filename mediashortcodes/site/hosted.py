@@ -24,8 +24,7 @@ def resolved_for_host(
     pipeline: Pipeline, *, keep_going: bool = False, sources: Mapping[str, str] | None = None
 ) -> Resolved:
     """Resolve every place at once; raise ContentError listing every problem (unless
-    previewing, or ``keep_going`` and only files failed). ``sources``: each page's source,
-    named in its problems."""
+    previewing, or ``keep_going`` and only files failed), naming each page's ``sources``."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
         for i, problem in enumerate(resolved.problems):

@@ -196,8 +196,7 @@ def _is_date(value: Any) -> bool:
 
 def url_clashes(pages: list[PageSource], *, folded: bool = False) -> list[Problem]:
     """One problem per URL that several ``pages`` would be written to, naming them all;
-    ``folded``: per set of URLs that differ only in letter case (one folder on Windows and
-    macOS)."""
+    ``folded``: per set of URLs that differ only in letter case."""
     by_url: dict[str, list[PageSource]] = {}
     for page in pages:
         by_url.setdefault(page.url_path.casefold() if folded else page.url_path, []).append(page)
@@ -261,8 +260,7 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
 
 
 def load_pages(content_dir: Path, names: list[str], problems: list[Problem]) -> list[PageSource]:
-    """The pages ``names`` (posix paths under it); one that cannot be read goes into
-    ``problems``."""
+    """The pages ``names`` (posix paths under it); the unreadable into ``problems``."""
     pages = []
     folder = display_path(content_dir)  # once: relpath for each page is slow
     for name in names:

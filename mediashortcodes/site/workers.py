@@ -43,8 +43,7 @@ def usable_cpus() -> int:
 
 
 def workers_for(requested: int | None, pages: int) -> int:
-    """How many processes render ``pages`` pages: ``requested``, else one per usable CPU and
-    per PAGES_PER_WORKER pages; at most one per page."""
+    """How many processes render ``pages`` pages (docs/site-builder.md)."""
     forkable = hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
     if pages < 2 or requested == 1 or not forkable:
         return 1
@@ -128,8 +127,7 @@ class Workers:
             raise
 
     def loaded(self, unreadable: list[Problem]) -> list[PageSource]:
-        """Every page, ours then the workers', drafts too; those that cannot be read go
-        into ``unreadable``."""
+        """Every page, ours then the workers', drafts too; the unreadable in ``unreadable``."""
         self.own_pages = load_pages(self._content, self._names, unreadable)
         pages = list(self.own_pages)
         for worker in self.workers:
@@ -140,16 +138,15 @@ class Workers:
         return pages
 
     def render(self, renderer: PageRenderer, site: dict[str, Any]) -> RenderedRun:
-        """Render every page, N at a time, into ``renderer``; the workers' pages come back
-        without their HTML, which they keep."""
+        """Render every page into ``renderer``; the workers keep their pages' HTML."""
         for worker in self.workers:
             worker.connection.send(site)
         run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
         self.own = list(run.pages)
         for worker in self.workers:
-            recorded, pages, theirs = worker.receive()  # as _work sends them
-            worker.table, uses = renderer.deferred.absorb(recorded)
-            run.pages += [RenderedPage(worker.sources[k], "", uses[j]) for k, j in pages]
+            deferred, done, theirs = worker.receive()  # as _work sends them
+            worker.table, uses = renderer.deferred.absorb(deferred)
+            run.pages += [RenderedPage(worker.sources[k], "", uses[j]) for k, j in done]
             run.warnings += theirs.warnings
             run.undefined += theirs.undefined
             run.refused += theirs.refused
@@ -183,8 +180,7 @@ class Workers:
 
 
 def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
-    """A worker: read ``names`` and send them; render with the ``site`` sent and report;
-    then write or stop."""
+    """A worker: read ``names``, render them with the ``site`` sent, then write or stop."""
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
@@ -198,8 +194,8 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
         index = {id(source): k for k, source in enumerate(sources)}
         uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
         # Each rendered page as (its index in the run, in page_uses); the rest but the HTML.
-        pages = [(index[id(page.source)], uses[id(page.used)]) for page in run.pages]
-        connection.send((deferred.recorded(), pages, replace(run, pages=[])))
+        done = [(index[id(page.source)], uses[id(page.used)]) for page in run.pages]
+        connection.send((deferred, done, replace(run, pages=[])))
         order = connection.recv()
         if order is None:
             return
