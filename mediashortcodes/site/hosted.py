@@ -131,8 +131,8 @@ def finish_site(
 def write_finished(
     site_dir: Path, build: Pipeline, resolved: Resolved, texts: dict[str, str], site_name: str = ""
 ) -> int:
-    """Write the built pages ``texts`` (by output file) with their markers replaced, each
-    changed one atomically, publish the media and write the manifest; the pages rewritten."""
+    """Write the built pages ``texts`` (by output file), publish the media and write the
+    manifest; the pages rewritten."""
     titles: dict[str, str] = {}
     rewritten = 0
     confined = Confined(site_dir, what="the built site")  # a page's folder may be a link

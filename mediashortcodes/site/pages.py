@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -44,10 +44,10 @@ class PageSource:
     path: Path  # absolute
     display_path: str  # what problems show: relative to the working directory when possible
     url_path: str  # "/blog/post/"
-    front_matter: dict[str, Any] = field(default_factory=dict)
-    body: str = ""
-    body_start_line: int = 1
-    template_line: int = 1  # where the front matter names the template
+    front_matter: dict[str, Any]
+    body: str
+    body_start_line: int
+    template_line: int  # where the front matter names the template
 
     @property
     def title(self) -> str:

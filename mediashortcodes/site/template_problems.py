@@ -1,7 +1,6 @@
 """A layout's errors and printed undefined values, at the template line to fix, naming the
 pages rendered (docs/site-builder.md). Only *printing* an undefined value warns: testing it
-(``or``, ``default``, a loop) is how a layout says front matter is optional.
-"""
+(``or``, ``default``, a loop) is how a layout says front matter is optional."""
 
 from __future__ import annotations
 

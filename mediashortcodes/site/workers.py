@@ -81,18 +81,15 @@ class Worker:
             value = self.connection.recv()
         except (EOFError, OSError):
             self.process.join(timeout=5)
-            raise WorkerError(self._stopped(f"exit code {self.process.exitcode}")) from None
+            value = f"exit code {self.process.exitcode}"
         if isinstance(value, BaseException):
             raise value
         if isinstance(value, str):
-            raise WorkerError(self._stopped(value))
+            raise WorkerError(
+                f"the worker process rendering {self.first} to {self.last} stopped ({value}); "
+                "nothing was written. Build again with --workers 1 to build in one process"
+            )
         return value
-
-    def _stopped(self, why: str) -> str:
-        return (
-            f"the worker process rendering {self.first} to {self.last} stopped ({why}); "
-            "nothing was written. Build again with --workers 1 to build in one process"
-        )
 
 
 class Workers:
