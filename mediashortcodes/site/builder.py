@@ -198,8 +198,7 @@ class SiteBuilder:
         return resolved
 
     def _stop_on(self, page_errors: pages_mod.PageErrors | None, listed: list[Problem]) -> None:
-        """Raise for unbuildable pages (exit 2, the content's problems listed too), else for
-        the content's problems (exit 1), if any."""
+        """Raise for unbuildable pages (exit 2, listing the rest too), else for any problems."""
         if page_errors is not None:
             page_errors.content_problems = tuple(sorted(set(listed)))
             raise page_errors
@@ -215,8 +214,7 @@ class SiteBuilder:
         result: BuildResult,
         resources: list[str],
     ) -> int:
-        """Write the whole site into ``staging``; the threads that remove the old output.
-        Clashes and escaping paths stop it before anything is written."""
+        """Write the whole site into ``staging``; the threads that remove the old output."""
         site = self.config.site
         static_dir, content = self.config.path(site.static), self.config.path(site.content)
         shown_static = pages_mod.display_path(static_dir)

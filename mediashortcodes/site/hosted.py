@@ -102,8 +102,7 @@ def finish_site(
     offline: bool = False,
     refresh: bool = False,
 ) -> Resolved | None:
-    """Resolve, write and publish; None when already finished (no reference left and the
-    manifest newer than every page). Raises ContentError, and then writes nothing."""
+    """Resolve, write and publish (after a ContentError, nothing); None if already finished."""
     if not site_dir.is_dir():
         raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
     build = Pipeline(config, BuildOptions(offline=offline, refresh=refresh))
@@ -118,8 +117,12 @@ def finish_site(
         except FileNotFoundError:
             continue  # not built (a draft, an excluded page)
         build.begin_page(page.source, page.output_file, page.url)
-        texts[page.output_file] = _with_markers(text, page.output_file, build)
         refs += text.count("<mediashortcodes-ref")
+        # Each reference replaced by a marker (a malformed one by nothing).
+        found = read_refs(text, os.path.join("site", page.output_file))
+        texts[page.output_file] = splice(
+            text, ((r.start, r.end, html_for(build.renderer, r)) for r in found)
+        )
     manifest_file = site_dir / MANIFEST_NAME
     if not refs and manifest_file.is_file() and manifest_file.stat().st_mtime >= newest:
         return None
@@ -147,11 +150,3 @@ def write_finished(
         pages_used = [(p.url, titles.get(p.output_file, ""), p.used) for p in build.pages]
         resolved.manifest(pages_used).write_atomic(site_dir / MANIFEST_NAME)
     return rewritten
-
-
-def _with_markers(text: str, output_file: str, build: Pipeline) -> str:
-    """The page with each reference replaced by a marker (a malformed one by nothing)."""
-    if "<mediashortcodes-ref" not in text:
-        return text
-    refs = read_refs(text, os.path.join("site", output_file))
-    return splice(text, ((ref.start, ref.end, html_for(build.renderer, ref)) for ref in refs))

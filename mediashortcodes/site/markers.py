@@ -70,8 +70,7 @@ class DeferredRenderer:
         (self.on_pages if isinstance(found, OnPage) else self.problems).append(found)  # type: ignore[arg-type]
 
     def absorb(self, theirs: DeferredRenderer) -> tuple[list[int], list[set[int]]]:
-        """Take in what a worker's renderer recorded for the pages after ours; return each
-        of its indices in ours, and its pages' uses."""
+        """Take in a worker's renderer (pages after ours): its indices in ours, its pages' uses."""
         table: list[int] = []
         shared = set(theirs._places.values())  # known by their text and place (see render)
         for i, shortcode in enumerate(theirs.shortcodes):
@@ -92,10 +91,7 @@ class DeferredRenderer:
         return [*self.problems, *self.on_pages]
 
     def placed(self, failed: list[tuple[Shortcode, str, str]]) -> list[Problem | OnPage]:
-        """The problem (or warning) of each failed place (shortcode, message, code), naming
-        its pages when outside them."""
-        if not failed:
-            return []
+        """The problem of each failed (shortcode, message, code), naming its pages if outside."""
         indices = {self._index.get(id(sc), -1) for sc, _, _ in failed}
         pages: dict[int, list[str]] = {i: [] for i in indices}
         for page, used in self.page_uses:

@@ -65,8 +65,7 @@ def refuse_escapes(outputs: Iterable[str]) -> None:
 
 
 def remove_leftovers(output: Path) -> list[Path]:
-    """Remove the staging and old folders of killed builds beside ``output`` (a running
-    build's stay); this process claims the names it will write there."""
+    """Remove killed builds' staging and old folders beside ``output``; claim this process's."""
     claim(output)
     pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:staging|old)-(\d+)")
     removed = []

@@ -1,6 +1,5 @@
-"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs
-(``content/blog/post.md`` -> ``/blog/post/``). Line numbers are the file's, front matter
-included: a problem points at the line the author sees."""
+"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs. Line numbers
+are the file's, front matter included: a problem points at the line the author sees."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ class PageErrors(ConfigError):
 
     def __init__(self, problems: list[Problem], head: str = "") -> None:
         self.problems = sorted(problems)
-        pages = counted(len(self.problems), "page")
-        head = head or f"{pages} cannot be read; fix them and run again"
+        head = head or f"{counted(len(problems), 'page')} cannot be read; fix them and run again"
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
@@ -245,8 +243,7 @@ def unportable_names(pages: list[PageSource]) -> list[Problem]:
 
 
 def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
-    """The Markdown files under the content directory; the links skipped go into
-    ``warnings``, the other regular files into ``others``."""
+    """The Markdown files under ``content_dir``; skipped links warn, other files are ``others``."""
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "

@@ -93,8 +93,7 @@ class Worker:
 
 
 class Workers:
-    """``n - 1`` forked workers, each reading a run of ``listing``, this process the first
-    run; ``close`` ends them."""
+    """``n - 1`` forked workers, each reading a run of ``listing`` (this process the first)."""
 
     def __init__(self, renderer: PageRenderer, content: Path, listing: SourceFiles, n: int) -> None:
         import multiprocessing
