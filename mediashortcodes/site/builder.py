@@ -1,9 +1,5 @@
-"""The built-in site builder: ``content/`` and ``templates/`` through the one pipeline.
-
-Pages render with markers (site/rendering.py, site/workers.py), resolve at once
-(site/pipeline.py), and the site is written into a staging folder swapped in for the
-output (site/outputdir.py: two renames).
-"""
+"""The built-in site builder: ``content/`` and ``templates/`` through the one pipeline, the
+site written into a staging folder swapped in for the output (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -20,13 +16,12 @@ from ..media.resolver import Verified
 from ..usage.manifest import MANIFEST_NAME, Manifest
 from . import pages as pages_mod
 from .files import SourceFiles, check_in_the_way, copy_files, resources_of, source_files
-from .markers import with_markers_replaced
 from .memo import PageMemo, drop_memo, open_memo
 from .outputdir import check_output_dir, refuse_escapes, written_in_staging
 from .pipeline import CACHE, BuildOptions, BuildResult, Pipeline, Resolved, media_url_prefix
-from .rendering import PageRenderer, RenderedPage, RenderedRun, site_variables, write_pages
+from .rendering import PageRenderer, RenderedPage, site_variables, write_pages
 from .template_problems import pages_named
-from .workers import Workers, start_workers, workers_for
+from .workers import Workers, workers_for
 
 if TYPE_CHECKING:
     from ..media.cache import MediaCache
@@ -45,7 +40,6 @@ class SiteBuilder:
         self.config = config
         self.options = options or BuildOptions()
         self.output = (self.options.output or config.output_dir).resolve()
-        # The media folder's URL in the pages.
         self.prefix = media_url_prefix(config.site.base_url, config.site.media_dir)
         self.pipeline = Pipeline(config, self.options, cache=cache)
         self.renderer = PageRenderer(config, self.pipeline.renderer)
@@ -97,7 +91,13 @@ class SiteBuilder:
         content = self.config.path(self.config.site.content)
         unreadable: list[Problem] = []
         others: list[str] = []
-        found = self._read_pages(content, unreadable, others, warnings)
+        listing = pages_mod.list_pages(content, warnings, others)
+        workers = workers_for(self.options.workers, len(listing.files))
+        if workers > 1:  # each process reads its own run
+            self._workers = Workers(self.renderer, content, listing, workers)
+            found = self._workers.loaded(unreadable)
+        else:
+            found = pages_mod.load_pages(content, listing.files, unreadable)
         sources = [s for s in found if not s.draft]
         resources = resources_of(others, pages_mod.draft_folders(found, content))
         # Such pages stop the build (exit 2) once the rest was resolved: one run lists all.
@@ -125,32 +125,15 @@ class SiteBuilder:
                     self.renderer.memo.prune()
         return result
 
-    def _read_pages(
-        self, content: Path, unreadable: list[Problem], others: list[str], warnings: list[Problem]
-    ) -> list[pages_mod.PageSource]:
-        """Every page, drafts too; with ``--workers`` each process reads its own run."""
-        listing = pages_mod.list_pages(content, warnings, others)
-        own = listing.files
-        workers = workers_for(self.options.workers, len(own))
-        if workers > 1:
-            own, self._workers = start_workers(self.renderer, content, listing, workers)
-        found = pages_mod.load_pages(content, own, unreadable)
-        if self._workers is not None:
-            found, unread = self._workers.loaded(found)
-            unreadable += unread
-        return found
-
     def _render(
         self,
         sources: list[pages_mod.PageSource],
         listed: list[pages_mod.PageSource],
         warnings: list[Problem],
     ) -> list[RenderedPage]:
-        """``sources`` rendered with markers (by the workers when forked); ``site.pages``
-        lists ``listed``."""
+        """``sources`` rendered with markers; ``site.pages`` lists ``listed``."""
         site = site_variables(self.config.site.base_url, listed)
-        run: RenderedRun
-        if self._workers is not None and sources is listed:
+        if self._workers is not None:  # only while build() runs, where sources is listed
             run = self._workers.render(self.renderer, site)
         else:
             run = self.renderer.render_pages(sources, site)
@@ -178,9 +161,8 @@ class SiteBuilder:
             refuse_escapes(resolved.media_outputs())
             confined = Confined(self.output, what="the output")
             resolved.publish(confined, close=False)
-            html, ids = resolved.html_for(self.prefix)
-            for page in rendered:
-                text = with_markers_replaced(page.html, resolved.marker, html, ids)
+            for page in rendered:  # media linked at self.prefix
+                text = resolved.html(page.html)
                 write_atomic(confined.file(page.source.output_file), text.encode("utf-8"))
             listed = Manifest.from_json((self.output / MANIFEST_NAME).read_bytes())
             Manifest(listed.site, {**listed.pages, **manifest.pages}).write_atomic(
@@ -216,8 +198,7 @@ class SiteBuilder:
         return resolved
 
     def _stop_on(self, page_errors: pages_mod.PageErrors | None, listed: list[Problem]) -> None:
-        """Raise for unbuildable pages (exit 2, the content's problems listed too), else for
-        the content's problems (exit 1), if any."""
+        """Raise for unbuildable pages (exit 2, listing the rest too), else for any problems."""
         if page_errors is not None:
             page_errors.content_problems = tuple(sorted(set(listed)))
             raise page_errors
@@ -233,8 +214,7 @@ class SiteBuilder:
         result: BuildResult,
         resources: list[str],
     ) -> int:
-        """Write the whole site into ``staging``; the threads that remove the old output.
-        Clashes and escaping paths stop it before anything is written."""
+        """Write the whole site into ``staging``; the threads that remove the old output."""
         site = self.config.site
         static_dir, content = self.config.path(site.static), self.config.path(site.content)
         shown_static = pages_mod.display_path(static_dir)
@@ -272,8 +252,7 @@ class SiteBuilder:
 def _page_errors(
     unreadable: list[Problem], sources: list[pages_mod.PageSource]
 ) -> pages_mod.PageErrors | None:
-    """The pages that cannot be built (unreadable, or sharing a URL, or one folder on Windows
-    and macOS), as one error."""
+    """The pages that cannot be read, or share a URL or a folder, as one error."""
     clashes = pages_mod.url_clashes(sources)
     heads = [f"{counted(len(unreadable), 'page')} cannot be read"] if unreadable else []
     if clashes:

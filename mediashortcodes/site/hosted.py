@@ -1,7 +1,5 @@
 """What MkDocs, Pelican and Zensical share around the one pipeline, and Zensical's
-``finish``: a site built with the extension but without a plugin gets its pages'
-``<mediashortcodes-ref>`` elements resolved at once, and only when nothing is wrong its
-pages, media and ``media-usage.json`` written."""
+``finish``: its pages' ``<mediashortcodes-ref>`` elements resolved, then written."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
-from ..errors import ConfigError, ContentError, Problem
+from ..errors import ConfigError, ContentError
 from ..fileio import Confined, write_atomic
 from ..language import html_for
 from ..language.htmltext import splice
@@ -26,13 +24,13 @@ def resolved_for_host(
     pipeline: Pipeline, *, keep_going: bool = False, sources: Mapping[str, str] | None = None
 ) -> Resolved:
     """Resolve every place at once; raise ContentError listing every problem (unless
-    previewing, or ``keep_going`` and only files failed: a malformed shortcode always
-    does), an outage's error, or a setting's. ``sources``: a page's source, named in its
-    problems."""
+    previewing, or ``keep_going`` and only files failed), naming each page's ``sources``."""
     try:
         resolved = pipeline.resolve(depth_prefix("", pipeline.config.site.media_dir))
-        if sources:
-            resolved.problems = [_with_source(p, sources) for p in resolved.problems]
+        for i, problem in enumerate(resolved.problems):
+            if sources and (source := sources.get(problem.path)):
+                message = f"{problem.message} (source: {source})"
+                resolved.problems[i] = replace(problem, message=message)
         stops = resolved.found or not keep_going
         if resolved.problems and not pipeline.preview and stops:
             raise ContentError(resolved.problems)
@@ -40,11 +38,6 @@ def resolved_for_host(
         pipeline.close()
         raise
     return resolved
-
-
-def _with_source(problem: Problem, sources: Mapping[str, str]) -> Problem:
-    source = sources.get(problem.path)
-    return replace(problem, message=f"{problem.message} (source: {source})") if source else problem
 
 
 def host_config(
@@ -109,8 +102,7 @@ def finish_site(
     offline: bool = False,
     refresh: bool = False,
 ) -> Resolved | None:
-    """Resolve, write and publish; None when already finished (no reference left and the
-    manifest newer than every page). Raises ContentError, and then writes nothing."""
+    """Resolve, write and publish (after a ContentError, nothing); None if already finished."""
     if not site_dir.is_dir():
         raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
     build = Pipeline(config, BuildOptions(offline=offline, refresh=refresh))
@@ -125,8 +117,12 @@ def finish_site(
         except FileNotFoundError:
             continue  # not built (a draft, an excluded page)
         build.begin_page(page.source, page.output_file, page.url)
-        texts[page.output_file] = _with_markers(text, page.output_file, build)
         refs += text.count("<mediashortcodes-ref")
+        # Each reference replaced by a marker (a malformed one by nothing).
+        found = read_refs(text, os.path.join("site", page.output_file))
+        texts[page.output_file] = splice(
+            text, ((r.start, r.end, html_for(build.renderer, r)) for r in found)
+        )
     manifest_file = site_dir / MANIFEST_NAME
     if not refs and manifest_file.is_file() and manifest_file.stat().st_mtime >= newest:
         return None
@@ -138,8 +134,8 @@ def finish_site(
 def write_finished(
     site_dir: Path, build: Pipeline, resolved: Resolved, texts: dict[str, str], site_name: str = ""
 ) -> int:
-    """Write the built pages ``texts`` (by output file) with their markers replaced, each
-    changed one atomically, publish the media and write the manifest; the pages rewritten."""
+    """Write the built pages ``texts`` (by output file), publish the media and write the
+    manifest; the pages rewritten."""
     titles: dict[str, str] = {}
     rewritten = 0
     confined = Confined(site_dir, what="the built site")  # a page's folder may be a link
@@ -154,11 +150,3 @@ def write_finished(
         pages_used = [(p.url, titles.get(p.output_file, ""), p.used) for p in build.pages]
         resolved.manifest(pages_used).write_atomic(site_dir / MANIFEST_NAME)
     return rewritten
-
-
-def _with_markers(text: str, output_file: str, build: Pipeline) -> str:
-    """The page with each reference replaced by a marker (a malformed one by nothing)."""
-    if "<mediashortcodes-ref" not in text:
-        return text
-    refs = read_refs(text, os.path.join("site", output_file))
-    return splice(text, ((ref.start, ref.end, html_for(build.renderer, ref)) for ref in refs))

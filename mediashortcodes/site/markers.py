@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..errors import Problem
 from ..language import Shortcode
@@ -14,17 +14,6 @@ from .template_problems import OnPage
 
 SHORTCODE = "shortcode"  # the code (Problem.code) of a malformed shortcode's problem
 MARKDOWN = "markdown"  # a warning's: a shortcode where Markdown cannot hold it (a heading)
-
-
-@dataclass
-class Recorded:
-    """What a renderer recorded, as a worker sends it (:meth:`DeferredRenderer.absorb`)."""
-
-    shortcodes: list[Shortcode]
-    by_value: list[int]  # the places known by their text and place (see render)
-    problems: list[Problem]
-    on_pages: list[OnPage]
-    page_uses: list[tuple[str, set[int]]]
 
 
 class DeferredRenderer:
@@ -78,18 +67,12 @@ class DeferredRenderer:
         return ""
 
     def add(self, found: Problem | OnPage) -> None:
-        """A problem met while rendering the page."""
         (self.on_pages if isinstance(found, OnPage) else self.problems).append(found)  # type: ignore[arg-type]
 
-    def recorded(self) -> Recorded:
-        places = list(self._places.values())
-        return Recorded(self.shortcodes, places, self.problems, self.on_pages, self.page_uses)
-
-    def absorb(self, theirs: Recorded) -> tuple[list[int], list[set[int]]]:
-        """Take in what a worker recorded for the pages after ours; return each of its
-        indices in ours, and its pages' uses."""
+    def absorb(self, theirs: DeferredRenderer) -> tuple[list[int], list[set[int]]]:
+        """Take in a worker's renderer (pages after ours): its indices in ours, its pages' uses."""
         table: list[int] = []
-        shared = set(theirs.by_value)
+        shared = set(theirs._places.values())  # known by their text and place (see render)
         for i, shortcode in enumerate(theirs.shortcodes):
             index = len(self.shortcodes)
             if i in shared:
@@ -105,14 +88,10 @@ class DeferredRenderer:
         return table, uses
 
     def found_problems(self) -> list[Problem | OnPage]:
-        """Every problem found while rendering."""
         return [*self.problems, *self.on_pages]
 
     def placed(self, failed: list[tuple[Shortcode, str, str]]) -> list[Problem | OnPage]:
-        """The problem (or warning) of each failed place (shortcode, message, code), naming
-        its pages when outside them."""
-        if not failed:
-            return []
+        """The problem of each failed (shortcode, message, code), naming its pages if outside."""
         indices = {self._index.get(id(sc), -1) for sc, _, _ in failed}
         pages: dict[int, list[str]] = {i: [] for i in indices}
         for page, used in self.page_uses:

@@ -1,6 +1,5 @@
-"""The output directory: which one a build may replace (never one holding the site's own
-files, nor one no build wrote), the staging folder, the swap, and killed builds' leftovers.
-"""
+"""The output directory: which one a build may replace, the staging folder, the swap, and
+killed builds' leftovers."""
 
 from __future__ import annotations
 
@@ -25,17 +24,14 @@ from ..usage.manifest import MANIFEST_NAME
 def check_output_dir(output: Path, config: Config) -> None:
     """Raise a ConfigError naming the setting when replacing ``output`` would lose files."""
     output = output.resolve()
-    site = config.site
+    site, state = config.site, config.usage_state_path
     protected = {
         "the site itself": (config.root.resolve(), ""),
         f"[site] content ({site.content})": (config.path(site.content), ""),
         f"[site] templates ({site.templates})": (config.path(site.templates), ""),
         f"[site] static ({site.static})": (config.path(site.static), ""),
         "the media cache": (config.cache_dir, ", or move [cache] dir out of it"),
-        f"the usage state ({config.usage_state_path})": (
-            config.usage_state_path,
-            ", or move [usage] state out of it",
-        ),
+        f"the usage state ({state})": (state, ", or move [usage] state out of it"),
     }
     for what, (path, or_else) in protected.items():
         if path.is_relative_to(output):
@@ -59,8 +55,7 @@ def check_output_dir(output: Path, config: Config) -> None:
 
 
 def refuse_escapes(outputs: Iterable[str]) -> None:
-    """Raise a ConfigError naming every output path not plainly inside the output, before
-    anything is written."""
+    """Raise a ConfigError naming every output path not plainly inside the output."""
     found = sorted(output for output in outputs if escapes(output))
     if found:
         raise ConfigError(
@@ -70,8 +65,7 @@ def refuse_escapes(outputs: Iterable[str]) -> None:
 
 
 def remove_leftovers(output: Path) -> list[Path]:
-    """Remove the staging and old folders of killed builds beside ``output`` (a running
-    build's stay); this process claims the names it will write there."""
+    """Remove killed builds' staging and old folders beside ``output``; claim this process's."""
     claim(output)
     pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:staging|old)-(\d+)")
     removed = []
@@ -92,8 +86,8 @@ def staging_path(output: Path) -> Path:
 
 
 def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
-    """``write`` the output into a staging folder (returning the threads that remove the
-    old one), then swap it in; on failure ``output`` stays as it was."""
+    """``write`` the output into a staging folder, then swap it in; on failure ``output``
+    stays as it was."""
     staging = staging_path(output)
     try:
         swap_into_place(staging, output, threads=write(staging))
@@ -103,9 +97,8 @@ def written_in_staging(output: Path, write: Callable[[Path], int]) -> None:
 
 
 def swap_into_place(staging: Path, output: Path, *, threads: int = 1) -> None:
-    """Replace ``output`` by ``staging`` in two renames (for a moment there is no output; if
-    the second fails the old one is put back), then remove the old one. Builds into one
-    output take turns (a lock on its parent folder, kept in the temporary folder)."""
+    """Replace ``output`` by ``staging`` in two renames (if the second fails the old one is
+    put back), then remove the old one; builds into one output take turns."""
     with file_lock(folder_lock_path(output.parent)):
         if output.exists() and not output.is_dir():
             raise MediaShortcodesError(f"{output} exists and is not a directory; remove it")

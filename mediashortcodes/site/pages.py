@@ -1,14 +1,12 @@
-"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs
-(``content/blog/post.md`` -> ``/blog/post/``). Line numbers are the file's, front matter
-included: a problem points at the line the author sees."""
+"""Pages of the built-in builder: discovery, YAML front matter, pretty URLs. Line numbers
+are the file's, front matter included: a problem points at the line the author sees."""
 
 from __future__ import annotations
 
 import functools
 import os
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -35,8 +33,7 @@ class PageErrors(ConfigError):
 
     def __init__(self, problems: list[Problem], head: str = "") -> None:
         self.problems = sorted(problems)
-        pages = counted(len(self.problems), "page")
-        head = head or f"{pages} cannot be read; fix them and run again"
+        head = head or f"{counted(len(problems), 'page')} cannot be read; fix them and run again"
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
@@ -45,17 +42,15 @@ class PageSource:
     path: Path  # absolute
     display_path: str  # what problems show: relative to the working directory when possible
     url_path: str  # "/blog/post/"
-    front_matter: dict[str, Any] = field(default_factory=dict)
-    body: str = ""
-    body_start_line: int = 1
-    template_line: int = 1  # where the front matter names the template
+    front_matter: dict[str, Any]
+    body: str
+    body_start_line: int
+    template_line: int  # where the front matter names the template
 
     @property
     def title(self) -> str:
         title = self.front_matter.get("title")
-        if title:
-            return str(title)
-        return self.path.stem.replace("-", " ").replace("_", " ").capitalize()
+        return str(title) if title else re.sub("[-_]", " ", self.path.stem).capitalize()
 
     @property
     def template(self) -> str:
@@ -73,19 +68,6 @@ class PageSource:
     @property
     def output_file(self) -> str:
         return self.url_path.strip("/") + "/index.html" if self.url_path != "/" else "index.html"
-
-
-def _display_paths_under(folder: Path) -> Callable[[str, Path], str]:
-    """:func:`display_path` of ``folder / name``, the folder's relpath worked out once."""
-    relative = display_path(folder)
-    if os.path.isabs(relative) or relative.startswith(".."):  # outside the working directory
-        return lambda _name, path: display_path(path)
-
-    def shown(name: str, path: Path) -> str:
-        joined = os.path.normpath(os.path.join(relative, *name.split("/")))
-        return str(path) if joined.startswith("..") else joined
-
-    return shown
 
 
 def url_path_for(relative: Path) -> str:
@@ -120,38 +102,27 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str, int
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip() != "---":
         return {}, text, 1
-    for index, line in enumerate(lines[1:], start=1):
-        if line.rstrip() in ("---", "..."):
-            raw = "".join(lines[1:index])
-            try:
-                _refuse_anchors(raw, source)
-                data = _load_yaml(raw) if raw.strip() else {}
-            except yaml.YAMLError as exc:
-                # The context mark is where the broken part opens.
-                mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-                line_no = mark.line + 2 if mark is not None else 2
-                problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-                raise PageError(
-                    source,
-                    line_no,
-                    f"invalid YAML front matter: {problem}; fix the block between the --- lines",
-                ) from None
-            except (ValueError, OverflowError) as exc:
-                # A value that parses but cannot be built, such as the date 2024-13-45.
-                raise PageError(
-                    source,
-                    _unbuildable_line(raw) + 1,
-                    f"invalid value in the front matter: {exc}; "
-                    "fix the block between the --- lines",
-                ) from None
-            if not isinstance(data, dict):
-                raise PageError(
-                    source,
-                    2,
-                    "front matter must be a mapping of keys to values (title: ..., template: ...)",
-                )
-            return data, "".join(lines[index + 1 :]), index + 2
-    raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
+    end = next((i for i, line in enumerate(lines) if i and line.rstrip() in ("---", "...")), 0)
+    if not end:
+        raise PageError(source, 1, "front matter starts with --- but has no closing --- line")
+    raw = "".join(lines[1:end])
+    fix = "fix the block between the --- lines"
+    try:
+        _refuse_anchors(raw, source)
+        data = _load_yaml(raw) if raw.strip() else {}
+    except yaml.YAMLError as exc:
+        # The context mark is where the broken part opens.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise PageError(source, line, f"invalid YAML front matter: {problem}; {fix}") from None
+    except (ValueError, OverflowError) as exc:  # a value that cannot be built: 2024-13-45
+        line = _unbuildable_line(raw) + 1
+        raise PageError(source, line, f"invalid value in the front matter: {exc}; {fix}") from None
+    if not isinstance(data, dict):
+        message = "front matter must be a mapping of keys to values (title: ..., template: ...)"
+        raise PageError(source, 2, message)
+    return data, "".join(lines[end + 1 :]), end + 2
 
 
 def _unbuildable_line(raw: str) -> int:
@@ -167,12 +138,9 @@ def _unbuildable_line(raw: str) -> int:
 
 
 def key_line(text: str, key: str) -> int:
-    """The line of a top-level front-matter ``key``, or 1 when it is not written there."""
-    lines = text.splitlines()
-    if not lines or lines[0].rstrip() != "---":
-        return 1
+    """The line of a top-level ``key`` of the front matter ``text`` opens, else 1."""
     pattern = re.compile(rf"{re.escape(key)}\s*:")
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in enumerate(text.splitlines()[1:], start=2):
         if line.rstrip() in ("---", "..."):
             break
         if pattern.match(line):
@@ -226,8 +194,7 @@ def _is_date(value: Any) -> bool:
 
 def url_clashes(pages: list[PageSource], *, folded: bool = False) -> list[Problem]:
     """One problem per URL that several ``pages`` would be written to, naming them all;
-    ``folded``: per set of URLs that differ only in letter case (one folder on Windows and
-    macOS)."""
+    ``folded``: per set of URLs that differ only in letter case."""
     by_url: dict[str, list[PageSource]] = {}
     for page in pages:
         by_url.setdefault(page.url_path.casefold() if folded else page.url_path, []).append(page)
@@ -276,8 +243,7 @@ def unportable_names(pages: list[PageSource]) -> list[Problem]:
 
 
 def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) -> SourceFiles:
-    """The Markdown files under the content directory; the links skipped go into
-    ``warnings``, the other regular files into ``others``."""
+    """The Markdown files under ``content_dir``; skipped links warn, other files are ``others``."""
     if not content_dir.is_dir():
         raise ConfigError(
             f"{display_path(content_dir)}: no content directory; create it or set "
@@ -286,28 +252,29 @@ def list_pages(content_dir: Path, warnings: list[Problem], others: list[str]) ->
     found = source_files(content_dir)
     others += [name for name in found.files if not name.endswith(".md")]
     found.files = [name for name in found.files if name.endswith(".md")]
-    shown = display_path(content_dir)
-    warnings += [skipped_warning(shown, name) for name in found.skipped]
+    warnings += [skipped_warning(display_path(content_dir), name) for name in found.skipped]
     return found
 
 
 def load_pages(content_dir: Path, names: list[str], problems: list[Problem]) -> list[PageSource]:
-    """The pages ``names`` (posix paths under it); one that cannot be read goes into
-    ``problems``."""
+    """The pages ``names`` (posix paths under it); the unreadable into ``problems``."""
     pages = []
-    shown = _display_paths_under(content_dir)
+    folder = display_path(content_dir)  # once: relpath for each page is slow
     for name in names:
         path = content_dir / name
+        shown = os.path.normpath(os.path.join(folder, *name.split("/")))
+        if os.path.isabs(shown) or shown.startswith(".."):  # not below the working directory
+            shown = display_path(path)
         try:
             # A dots-only part of its URL would write its HTML outside its folder.
             if any(not part.strip(".") for part in name[: -len(".md")].split("/")):
                 raise PageError(
-                    display_path(path),
+                    shown,
                     0,
                     "a page's name or folder cannot be dots only: its HTML would be written "
                     "outside its folder (or over another page); rename it",
                 )
-            pages.append(load_page(path, content_dir, shown(name, path)))
+            pages.append(load_page(path, content_dir, shown))
         except PageError as exc:
             problems.append(exc.problem)
     return pages

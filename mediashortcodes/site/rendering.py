@@ -74,8 +74,7 @@ class PageRenderer:
         self.memo: PageMemo | None = None  # the builder's, when the build uses one
 
     def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
-        """Render ``sources`` (from the memo where it has them); a page whose layout fails
-        is left out, its problem recorded."""
+        """Render ``sources``, from the memo where it has them; a failed layout's page left out."""
         run = RenderedRun([], [], [])
         memo = self.memo
         if memo is not None:

@@ -1,13 +1,6 @@
-"""A layout's errors and printed undefined values, at the template line to fix.
-
-Jinja's rewritten traceback carries template files and lines: the innermost is where the
-author must look; the page is named too (its front matter may be the cause), and a
-layout's error on many pages is listed once (:func:`pages_named`).
-
-A typo (``{{ page.titel }}``) prints nothing, but an error would be wrong: front matter is
-optional, and tests, ``or``, ``default`` and loops are how layouts say so. Only *printing*
-an undefined value is worth a warning.
-"""
+"""A layout's errors and printed undefined values, at the template line to fix, naming the
+pages rendered (docs/site-builder.md). Only *printing* an undefined value warns: testing it
+(``or``, ``default``, a loop) is how a layout says front matter is optional."""
 
 from __future__ import annotations
 
@@ -18,7 +11,6 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 import jinja2
 from jinja2.utils import missing, object_type_repr
@@ -104,22 +96,16 @@ class PrintedUndefined(jinja2.Undefined):
     __slots__ = ()
 
     def __str__(self) -> str:
-        _record(self, sys._getframe(1))
+        # Only a name can be misspelt (an inline `if` without `else` has none).
+        found = calling_template(sys._getframe(1)) if self._undefined_name is not None else None
+        if found is not None:
+            template, line = found
+            prints = getattr(template.environment, ATTRIBUTE, None)
+            if isinstance(prints, UndefinedPrints):
+                prints.record(self, template, line)
         return ""
 
     __html__ = __str__  # what markupsafe's escape() asks first (autoescape)
-
-
-def _record(value: jinja2.Undefined, frame: FrameType | None) -> None:
-    # Only a name can be misspelt (an inline `if` without `else` has none).
-    if value._undefined_name is None:
-        return
-    found = calling_template(frame)
-    if found is not None:
-        template, line = found
-        prints = getattr(template.environment, ATTRIBUTE, None)
-        if isinstance(prints, UndefinedPrints):
-            prints.record(value, template, line)
 
 
 class UndefinedPrints:
@@ -153,18 +139,14 @@ class UndefinedPrints:
         if obj is missing:
             return str(name)
         if isinstance(name, str) and filename:
-            expression = _expression_before(_source_line(filename, line), name)
+            linecache.checkcache(filename)  # a template edited since (serve)
+            expression = _expression_before(linecache.getline(filename, line), name)
             if expression:
                 return expression + _attribute(name)
         for variable, known in zip(("page", "site"), self._variables, strict=True):
             if obj is known:
                 return variable + _attribute(name)
         return f"{name!r} of a {object_type_repr(obj)}"
-
-
-def _source_line(filename: str, line: int) -> str:
-    linecache.checkcache(filename)  # a template edited since (serve)
-    return linecache.getline(filename, line)
 
 
 def _attribute(name: object) -> str:

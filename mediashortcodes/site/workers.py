@@ -1,10 +1,5 @@
-"""Pages rendered and written by several processes: ``build --workers N``.
-
-The pages are cut into N runs of about equal text; N - 1 forked workers each read their
-run and send it back, render it when sent ``site`` and send back what resolving needs,
-which the builder absorbs in page order; after one resolve, each writes its pages with the
-HTML it is sent. The output is the same for any N; a failing worker stops the build before
-the swap. Forked only from a single-threaded process, and not on Windows or macOS.
+"""``build --workers N``: N - 1 forked workers read, render and write runs of the pages
+(docs/site-builder.md); what resolving needs comes back as values, absorbed in page order.
 """
 
 from __future__ import annotations
@@ -17,17 +12,15 @@ import sys
 import threading
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from .files import SourceFiles
-from .markers import Recorded
 from .pages import PageSource, load_pages
 from .rendering import PageRenderer, RenderedPage, RenderedRun, write_pages
-from .template_problems import OnPage
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -50,8 +43,7 @@ def usable_cpus() -> int:
 
 
 def workers_for(requested: int | None, pages: int) -> int:
-    """How many processes render ``pages`` pages: ``requested``, else one per usable CPU and
-    per PAGES_PER_WORKER pages; at most one per page."""
+    """How many processes render ``pages`` pages (docs/site-builder.md)."""
     forkable = hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
     if pages < 2 or requested == 1 or not forkable:
         return 1
@@ -75,17 +67,6 @@ def runs_of(weights: list[int], n: int) -> list[slice]:
 
 
 @dataclass
-class Rendered:
-    """What a worker sends back after rendering its run, but the HTML."""
-
-    recorded: Recorded
-    pages: list[tuple[int, int]]  # each rendered page: (its index in the run, in page_uses)
-    warnings: list[Problem]
-    undefined: list[OnPage]
-    refused: int  # memo entries that failed their check
-
-
-@dataclass
 class Worker:
     process: BaseProcess
     connection: Connection
@@ -100,55 +81,71 @@ class Worker:
             value = self.connection.recv()
         except (EOFError, OSError):
             self.process.join(timeout=5)
-            raise WorkerError(self._stopped(f"exit code {self.process.exitcode}")) from None
+            value = f"exit code {self.process.exitcode}"
         if isinstance(value, BaseException):
             raise value
         if isinstance(value, str):
-            raise WorkerError(self._stopped(value))
+            raise WorkerError(
+                f"the worker process rendering {self.first} to {self.last} stopped ({value}); "
+                "nothing was written. Build again with --workers 1 to build in one process"
+            )
         return value
-
-    def _stopped(self, why: str) -> str:
-        return (
-            f"the worker process rendering {self.first} to {self.last} stopped ({why}); "
-            "nothing was written. Build again with --workers 1 to build in one process"
-        )
 
 
 class Workers:
-    """The forked workers of one build; ``close`` ends them."""
+    """``n - 1`` forked workers, each reading a run of ``listing`` (this process the first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, renderer: PageRenderer, content: Path, listing: SourceFiles, n: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        names = listing.files
+        runs = runs_of([listing.sizes.get(name, 0) for name in names], n)
+        for stream in (sys.stdout, sys.stderr):  # or a worker would write what is buffered again
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                stream.flush()
         self.workers: list[Worker] = []
         self.own_pages: list[PageSource] = []  # the pages this process read, drafts too
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
+        self._content, self._names = content, names[runs[0]]
+        try:
+            for run in runs[1:]:
+                ours, theirs = context.Pipe()
+                process = context.Process(
+                    target=_work, args=(renderer, content, names[run], theirs), daemon=True
+                )
+                process.start()
+                theirs.close()
+                part = names[run]
+                self.workers.append(Worker(process, ours, part[0], part[-1]))
+        except BaseException:
+            self.close()
+            raise
 
-    def loaded(self, own: list[PageSource]) -> tuple[list[PageSource], list[Problem]]:
-        """Every page, ours (``own``) then the workers', drafts too, and those they could
-        not read."""
-        self.own_pages = own
-        pages, problems = list(own), []
+    def loaded(self, unreadable: list[Problem]) -> list[PageSource]:
+        """Every page, ours then the workers', drafts too; the unreadable in ``unreadable``."""
+        self.own_pages = load_pages(self._content, self._names, unreadable)
+        pages = list(self.own_pages)
         for worker in self.workers:
             theirs, unread = worker.receive()
             worker.sources = [page for page in theirs if not page.draft]
             pages += theirs
-            problems += unread
-        return pages, problems
+            unreadable += unread
+        return pages
 
     def render(self, renderer: PageRenderer, site: dict[str, Any]) -> RenderedRun:
-        """Render every page, N at a time, into ``renderer``; the workers' pages come back
-        without their HTML, which they keep."""
+        """Render every page into ``renderer``; the workers keep their pages' HTML."""
         for worker in self.workers:
             worker.connection.send(site)
         run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
         self.own = list(run.pages)
         for worker in self.workers:
-            report: Rendered = worker.receive()
-            worker.table, uses = renderer.deferred.absorb(report.recorded)
-            part = worker.sources
-            run.pages += [RenderedPage(part[k], "", uses[j]) for k, j in report.pages]
-            run.warnings += report.warnings
-            run.undefined += report.undefined
-            run.refused += report.refused
+            deferred, done, theirs = worker.receive()  # as _work sends them
+            worker.table, uses = renderer.deferred.absorb(deferred)
+            run.pages += [RenderedPage(worker.sources[k], "", uses[j]) for k, j in done]
+            run.warnings += theirs.warnings
+            run.undefined += theirs.undefined
+            run.refused += theirs.refused
         return run
 
     def write(
@@ -178,39 +175,8 @@ class Workers:
         self.workers = []
 
 
-def start_workers(
-    renderer: PageRenderer, content: Path, listing: SourceFiles, n: int
-) -> tuple[list[str], Workers]:
-    """Fork ``n - 1`` workers, each reading a run of ``listing``; the names this process
-    reads itself, and the workers."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    names = listing.files
-    runs = runs_of([listing.sizes.get(name, 0) for name in names], n)
-    for stream in (sys.stdout, sys.stderr):  # or a worker would write what is buffered again
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            stream.flush()
-    pool = Workers()
-    try:
-        for run in runs[1:]:
-            ours, theirs = context.Pipe()
-            process = context.Process(
-                target=_work, args=(renderer, content, names[run], theirs), daemon=True
-            )
-            process.start()
-            theirs.close()
-            part = names[run]
-            pool.workers.append(Worker(process, ours, part[0], part[-1]))
-    except BaseException:
-        pool.close()
-        raise
-    return names[runs[0]], pool
-
-
 def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
-    """A worker: read ``names`` and send them; render with the ``site`` sent and report;
-    then write or stop."""
+    """A worker: read ``names``, render them with the ``site`` sent, then write or stop."""
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
@@ -223,15 +189,9 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
         deferred = renderer.deferred
         index = {id(source): k for k, source in enumerate(sources)}
         uses = {id(used): j for j, (_page, used) in enumerate(deferred.page_uses)}
-        connection.send(
-            Rendered(
-                recorded=deferred.recorded(),
-                pages=[(index[id(page.source)], uses[id(page.used)]) for page in run.pages],
-                warnings=run.warnings,
-                undefined=run.undefined,
-                refused=run.refused,
-            )
-        )
+        # Each rendered page as (its index in the run, in page_uses); the rest but the HTML.
+        done = [(index[id(page.source)], uses[id(page.used)]) for page in run.pages]
+        connection.send((deferred, done, replace(run, pages=[])))
         order = connection.recv()
         if order is None:
             return
