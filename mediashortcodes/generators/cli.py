@@ -65,8 +65,8 @@ def finish(
 
 def _finish_zensical(found: Any, outcome: Outcome, offline: bool, refresh: bool) -> None:
     """Zensical's finish: resolve the extension's ``<mediashortcodes-ref>`` elements."""
-    from ..site.hosted import finish_site
     from ..site.pipeline import PageEntry
+    from .zensical import finish_site
 
     config = found.config()
     pages = [PageEntry(p.output_file, p.url, display_path(p.source)) for p in found.pages()]

@@ -1,23 +1,19 @@
-"""What MkDocs, Pelican and Zensical share around the one pipeline, and Zensical's
-``finish``: its pages' ``<mediashortcodes-ref>`` elements resolved, then written."""
+"""What MkDocs, Pelican, Sphinx and the generators' ``finish`` share around the one
+pipeline."""
 
 from __future__ import annotations
 
 import html as htmllib
-import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config, from_mapping, read_toml
 from ..errors import ConfigError, ContentError
 from ..fileio import Confined, write_atomic
-from ..language import html_for
-from ..language.htmltext import splice
-from ..language.refs import read_refs
 from ..usage.manifest import MANIFEST_NAME
-from .pipeline import BuildOptions, PageEntry, Pipeline, Resolved, depth_prefix
+from .pipeline import Pipeline, Resolved, depth_prefix
 
 
 def resolved_for_host(
@@ -91,44 +87,6 @@ def page_title(html: str, site_name: str = "") -> str:
     if site_name and title.endswith(suffix) and title != suffix.strip():
         title = title[: -len(suffix)]
     return title
-
-
-def finish_site(
-    config: Config,
-    site_dir: Path,
-    pages: Iterable[PageEntry],
-    *,
-    site_name: str = "",
-    offline: bool = False,
-    refresh: bool = False,
-) -> Resolved | None:
-    """Resolve, write and publish (after a ContentError, nothing); None if already finished."""
-    if not site_dir.is_dir():
-        raise ConfigError(f"{site_dir}: no built site here; build it first (zensical build)")
-    build = Pipeline(config, BuildOptions(offline=offline, refresh=refresh))
-    texts: dict[str, str] = {}
-    newest = 0.0
-    refs = 0
-    for page in pages:
-        file = site_dir / page.output_file
-        try:
-            text = file.read_text(encoding="utf-8")
-            newest = max(newest, file.stat().st_mtime)
-        except FileNotFoundError:
-            continue  # not built (a draft, an excluded page)
-        build.begin_page(page.source, page.output_file, page.url)
-        refs += text.count("<mediashortcodes-ref")
-        # Each reference replaced by a marker (a malformed one by nothing).
-        found = read_refs(text, os.path.join("site", page.output_file))
-        texts[page.output_file] = splice(
-            text, ((r.start, r.end, html_for(build.renderer, r)) for r in found)
-        )
-    manifest_file = site_dir / MANIFEST_NAME
-    if not refs and manifest_file.is_file() and manifest_file.stat().st_mtime >= newest:
-        return None
-    resolved = resolved_for_host(build)
-    write_finished(site_dir, build, resolved, texts, site_name)
-    return resolved
 
 
 def write_finished(
