@@ -10,7 +10,7 @@ from ..config import Config
 from ..errors import ConfigError
 from ..language import html_for
 from ..language.htmltext import splice
-from ..language.refs import read_refs
+from ..pymarkdown.refs import read_refs
 from ..site.hosted import resolved_for_host, write_finished
 from ..site.pipeline import BuildOptions, PageEntry, Pipeline, Resolved
 from ..usage.manifest import MANIFEST_NAME

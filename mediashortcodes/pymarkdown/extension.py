@@ -51,7 +51,7 @@ from ..language import (
     parse_one,
     unterminated,
 )
-from ..language.refs import ref_element
+from .refs import ref_element
 
 __all__ = ["MediaShortcodesExtension", "ShortcodesDocument", "makeExtension", "start_line_in"]
 

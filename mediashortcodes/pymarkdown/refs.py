@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 
 from ..errors import Problem
-from .model import Found, Shortcode
-from .parser import parse_one
+from ..language.model import Found, Shortcode
+from ..language.parser import parse_one
 
 REF_TAG = "mediashortcodes-ref"
 _ELEMENT = re.compile(rf"<{REF_TAG}((?:\s+[a-z-]+=\"[^\"]*\")*)\s*>\s*</{REF_TAG}>")
