@@ -16,17 +16,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
-import secrets
+import re
+import sys
 import time
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import Any
-
-import jinja2
-import markdown_it
-import yaml
 
 from ..config import Config, ServiceConfig
 from ..errors import Problem
@@ -83,7 +81,7 @@ def signing_key() -> bytes | None:
         return None
     else:
         with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_hex(32))
+            out.write(os.urandom(32).hex())  # secrets.token_hex(32), without its imports
     try:
         key = path.read_bytes().strip()
     except OSError:
@@ -91,15 +89,31 @@ def signing_key() -> bytes | None:
     return key if len(key) >= 32 else None
 
 
+def _version(name: str) -> str:
+    """``name.__version__``; read from its source when not imported: a warm build renders
+    no page, so it does not import markdown_it, whose import is its twentieth of a second."""
+    if name not in sys.modules and (spec := importlib.util.find_spec(name)) and spec.origin:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            text = Path(spec.origin).read_text(encoding="utf-8")
+            if found := re.search(r"^__version__ = ([\"'])([^\"']+)\1$", text, re.M):
+                return found[2]
+    return str(importlib.import_module(name).__version__)
+
+
 def _versions() -> bytes:
     """The versions of the libraries that render a page (Pillow shapes only media, which
     no entry holds), and each file of this package by size and time (a new version, or an
     edited checkout): not importlib.metadata, which scans every installed package."""
-    found = [jinja2.__version__, markdown_it.__version__, yaml.__version__]
-    package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*.py")):
-        status = path.stat()
-        found.append(f"{path.relative_to(package)} {status.st_size} {status.st_mtime_ns}")
+    found = [_version("jinja2"), _version("markdown_it"), _version("yaml")]
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for folder, folders, files in os.walk(package):
+        folders.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                status = os.stat(path := os.path.join(folder, name))
+                found.append(
+                    f"{os.path.relpath(path, package)} {status.st_size} {status.st_mtime_ns}"
+                )
     return "\n".join(found).encode()
 
 
