@@ -22,7 +22,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ _STAMP = "pruned"  # its time: when the memo was last pruned (at most once a day
 _MAX_ENTRY_BYTES = 64 * 1024 * 1024
 _HEAD = b'{"v":1,"sig":"'  # an entry: _HEAD, 64 hex digits, _MIDDLE, the page's JSON, "}"
 _MIDDLE = b'","page":'
+_FIELDS = [f.name for f in fields(PageSource) if f.name != "body"]  # the body: not by repr
 
 
 @dataclass
@@ -158,7 +159,9 @@ class PageMemo:
 
     def _name(self, source: PageSource) -> tuple[str, bytes]:
         if self._named[0] is not source:  # put after get: the page's key worked out once
-            key = hashlib.sha256(self._site + repr(source).encode()).hexdigest()
+            body = source.body.encode()  # its length ends the repr: one text, one key
+            keyed = [*(getattr(source, name) for name in _FIELDS), len(body)]
+            key = hashlib.sha256(b"%s%r%s" % (self._site, keyed, body)).hexdigest()
             self._named = (source, f"{key[:2]}/{key}.json", key.encode())
         return self._named[1:]
 
@@ -185,7 +188,7 @@ class PageMemo:
         except (ValueError, TypeError, KeyError):
             self.refused += 1
             return None
-        path = self.folder / name
+        path = os.path.join(self.folder, name)
         try:  # used: kept from pruning (touched at most once a day)
             if self.write and os.lstat(path).st_mtime < time.time() - _DAY:
                 os.utime(path, follow_symlinks=False)
