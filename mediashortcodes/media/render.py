@@ -196,7 +196,6 @@ class Renderer:
             auto_reload=auto_reload,
         )
         self._seeing: dict[str, bool] = {}
-        self._kept: dict[str, jinja2.Template] = {}  # without auto_reload: no lookup per place
         self.click_script_used = False  # a click-to-load video was rendered: publish the script
 
     @classmethod
@@ -413,11 +412,7 @@ class Renderer:
 
     def _render(self, name: str, context: dict[str, Any]) -> Markup:
         try:
-            if (template := self._kept.get(name)) is None:
-                template = self.environment.get_template(name)
-                if not self.environment.auto_reload:
-                    self._kept[name] = template
-            html = template.render(context)
+            html = self.environment.get_template(name).render(context)
         except jinja2.TemplateError as exc:
             where = failed_template_line(exc)  # a syntax error's too
             place = f"{where[0]}:{where[1]}" if where else name
