@@ -91,13 +91,12 @@ def signing_key() -> bytes | None:
 
 
 def _version(name: str) -> str:
-    """``name.__version__``; read from its source when not imported: a warm build renders
-    no page, so it does not import markdown_it, whose import is its twentieth of a second."""
-    if name not in sys.modules and (spec := importlib.util.find_spec(name)) and spec.origin:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            text = Path(spec.origin).read_text(encoding="utf-8")
-            if found := re.search(r"^__version__ = ([\"'])([^\"']+)\1$", text, re.M):
-                return found[2]
+    """``name.__version__``, read from its source when not imported (a warm build, all from
+    the memo, imports no markdown_it: a twentieth of a second)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):  # else imported
+        if name not in sys.modules and (origin := importlib.util.find_spec(name).origin):
+            text = Path(origin).read_text(encoding="utf-8")
+            return re.search(r"^__version__ = ([\"'])([^\"']+)\1$", text, re.M)[2]  # type: ignore
     return str(importlib.import_module(name).__version__)
 
 
@@ -106,15 +105,10 @@ def _versions() -> bytes:
     no entry holds), and each file of this package by size and time (a new version, or an
     edited checkout): not importlib.metadata, which scans every installed package."""
     found = [_version("jinja2"), _version("markdown_it"), _version("yaml")]
-    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    for folder, folders, files in os.walk(package):
-        folders.sort()
-        for name in sorted(files):
-            if name.endswith(".py"):
-                status = os.stat(path := os.path.join(folder, name))
-                found.append(
-                    f"{os.path.relpath(path, package)} {status.st_size} {status.st_mtime_ns}"
-                )
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*.py")):
+        status = path.stat()
+        found.append(f"{path.relative_to(package)} {status.st_size} {status.st_mtime_ns}")
     return "\n".join(found).encode()
 
 
