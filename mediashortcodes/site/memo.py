@@ -16,17 +16,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
-import secrets
+import re
+import sys
 import time
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
-
-import jinja2
-import markdown_it
-import yaml
 
 from ..config import Config, ServiceConfig
 from ..errors import Problem
@@ -45,6 +43,7 @@ _STAMP = "pruned"  # its time: when the memo was last pruned (at most once a day
 _MAX_ENTRY_BYTES = 64 * 1024 * 1024
 _HEAD = b'{"v":1,"sig":"'  # an entry: _HEAD, 64 hex digits, _MIDDLE, the page's JSON, "}"
 _MIDDLE = b'","page":'
+_FIELDS = [f.name for f in fields(PageSource) if f.name != "body"]  # the body: not by repr
 
 
 @dataclass
@@ -83,7 +82,7 @@ def signing_key() -> bytes | None:
         return None
     else:
         with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_hex(32))
+            out.write(os.urandom(32).hex())  # secrets.token_hex(32), without its imports
     try:
         key = path.read_bytes().strip()
     except OSError:
@@ -91,11 +90,21 @@ def signing_key() -> bytes | None:
     return key if len(key) >= 32 else None
 
 
+def _version(name: str) -> str:
+    """``name.__version__``, read from its source when not imported (a warm build, all from
+    the memo, imports no markdown_it: a twentieth of a second)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):  # else imported
+        if name not in sys.modules and (origin := importlib.util.find_spec(name).origin):
+            text = Path(origin).read_text(encoding="utf-8")
+            return re.search(r"^__version__ = ([\"'])([^\"']+)\1$", text, re.M)[2]  # type: ignore
+    return str(importlib.import_module(name).__version__)
+
+
 def _versions() -> bytes:
     """The versions of the libraries that render a page (Pillow shapes only media, which
     no entry holds), and each file of this package by size and time (a new version, or an
     edited checkout): not importlib.metadata, which scans every installed package."""
-    found = [jinja2.__version__, markdown_it.__version__, yaml.__version__]
+    found = [_version("jinja2"), _version("markdown_it"), _version("yaml")]
     package = Path(__file__).resolve().parent.parent
     for path in sorted(package.rglob("*.py")):
         status = path.stat()
@@ -144,7 +153,9 @@ class PageMemo:
 
     def _name(self, source: PageSource) -> tuple[str, bytes]:
         if self._named[0] is not source:  # put after get: the page's key worked out once
-            key = hashlib.sha256(self._site + repr(source).encode()).hexdigest()
+            body = source.body.encode()  # its length ends the repr: one text, one key
+            keyed = [*(getattr(source, name) for name in _FIELDS), len(body)]
+            key = hashlib.sha256(b"%s%r%s" % (self._site, keyed, body)).hexdigest()
             self._named = (source, f"{key[:2]}/{key}.json", key.encode())
         return self._named[1:]
 
@@ -171,7 +182,7 @@ class PageMemo:
         except (ValueError, TypeError, KeyError):
             self.refused += 1
             return None
-        path = self.folder / name
+        path = os.path.join(self.folder, name)
         try:  # used: kept from pruning (touched at most once a day)
             if self.write and os.lstat(path).st_mtime < time.time() - _DAY:
                 os.utime(path, follow_symlinks=False)

@@ -284,7 +284,7 @@ def draft_folders(pages: list[PageSource], content_dir: Path) -> set[str]:
     """The folders (posix, ``""`` for the top) holding drafts and no published page."""
     drafts: set[str] = set()
     published: set[str] = set()
-    for page in pages:
+    for page in pages if any(page.draft for page in pages) else ():  # no draft: no folder
         name = page.path.relative_to(content_dir).as_posix()
         if page.draft:
             drafts.add(folders_of(name)[-1])

@@ -21,13 +21,7 @@ from ..media.assets import publish
 from ..media.cache import MediaCache, Stored, cache_for
 from ..media.render import Renderer
 from ..media.resolve_step import resolve_site
-from ..media.resolver import (
-    Failure,
-    ImageOutcome,
-    Resolution,
-    VideoOutcome,
-    published_files,
-)
+from ..media.resolver import Failure, ImageOutcome, Resolution, VideoOutcome, published_files
 from ..usage.manifest import Manifest, page_url
 from .markers import HEAD, DeferredRenderer, with_markers_replaced
 from .pages import display_path

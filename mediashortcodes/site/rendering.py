@@ -5,22 +5,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import jinja2
-from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from ..config import Config
 from ..errors import MediaShortcodesError, Problem
 from ..fileio import Confined
 from ..jinja import MediaShortcodesExtension
-from ..markdown import shortcodes_plugin
 from ..media.render import SiteTemplates
 from .markers import MARKDOWN, DeferredRenderer, with_markers_replaced
 from .memo import PageMemo, memoized, replayed
 from .pages import PageSource
 from .template_problems import OnPage, PrintedUndefined, UndefinedPrints, template_problem
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 @dataclass
@@ -56,11 +58,6 @@ class PageRenderer:
     def __init__(self, config: Config, deferred: DeferredRenderer) -> None:
         self.templates_dir = config.path(config.site.templates)
         self.deferred = deferred
-        self.markdown = (
-            MarkdownIt("commonmark", {"typographer": False})
-            .enable(["table", "strikethrough"])
-            .use(shortcodes_plugin, renderer=deferred)
-        )
         self.env = SiteTemplates(  # a layout runs no Python (docs/templates.md)
             loader=jinja2.FileSystemLoader(str(self.templates_dir)),
             autoescape=jinja2.select_autoescape(["html", "htm", "xml"]),
@@ -72,6 +69,19 @@ class PageRenderer:
         self.env.mediashortcodes_renderer = deferred  # type: ignore[attr-defined]
         self.undefined_prints = UndefinedPrints(self.env)
         self.memo: PageMemo | None = None  # the builder's, when the build uses one
+
+    @cached_property
+    def markdown(self) -> MarkdownIt:
+        """Made for the first page rendered: a build from the memo imports no markdown_it."""
+        from markdown_it import MarkdownIt
+
+        from ..markdown import shortcodes_plugin
+
+        return (
+            MarkdownIt("commonmark", {"typographer": False})
+            .enable(["table", "strikethrough"])
+            .use(shortcodes_plugin, renderer=self.deferred)
+        )
 
     def render_pages(self, sources: list[PageSource], site: dict[str, Any]) -> RenderedRun:
         """Render ``sources``, from the memo where it has them; a failed layout's page left out."""
