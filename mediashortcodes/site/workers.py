@@ -105,7 +105,8 @@ class Workers:
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 stream.flush()
         self.workers: list[Worker] = []
-        self.own_pages: list[PageSource] = []  # the pages this process read, drafts too
+        self.own_pages: list[PageSource] = []  # the pages this process renders, until then
+        self._listed: list[PageSource] = []  # the same without their text (see listed)
         self.own: list[RenderedPage] = []  # the pages this process rendered (and writes)
         self._content, self._names = content, names[runs[0]]
         try:
@@ -123,9 +124,12 @@ class Workers:
             raise
 
     def loaded(self, unreadable: list[Problem]) -> list[PageSource]:
-        """Every page, ours then the workers', drafts too; the unreadable in ``unreadable``."""
-        self.own_pages = load_pages(self._content, self._names, unreadable)
-        pages = list(self.own_pages)
+        """Every page, ours then the workers', drafts too, without its text (see
+        :func:`listed`); the unreadable in ``unreadable``."""
+        own = load_pages(self._content, self._names, unreadable)
+        pages = listed(own)
+        self.own_pages = [page for page in own if not page.draft]
+        self._listed = [page for page in pages if not page.draft]
         for worker in self.workers:
             theirs, unread = worker.receive()
             worker.sources = [page for page in theirs if not page.draft]
@@ -137,7 +141,9 @@ class Workers:
         """Render every page into ``renderer``; the workers keep their pages' HTML."""
         for worker in self.workers:
             worker.connection.send(site)
-        run = renderer.render_pages([p for p in self.own_pages if not p.draft], site)
+        run = renderer.render_pages(self.own_pages, site)
+        _without_text(run.pages, self.own_pages, self._listed)
+        self.own_pages = self._listed = []
         self.own = list(run.pages)
         for worker in self.workers:
             deferred, done, theirs = worker.receive()  # as _work sends them
@@ -175,12 +181,27 @@ class Workers:
         self.workers = []
 
 
+def listed(pages: list[PageSource]) -> list[PageSource]:
+    """``pages`` without their text, as the build process keeps them: what the site-wide
+    data, messages and writing need, not what rendering needs (issue 30: memory)."""
+    return [replace(page, body="") for page in pages]
+
+
+def _without_text(done: list[RenderedPage], full: list[PageSource], lean: list[PageSource]) -> None:
+    """Each page of ``done`` (of ``full``) with its copy in ``lean`` without its text:
+    rendered, a page keeps its HTML, not both."""
+    copies = {id(page): copy for page, copy in zip(full, lean, strict=True)}
+    for page in done:
+        page.source = copies[id(page.source)]
+
+
 def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
     """A worker: read ``names``, render them with the ``site`` sent, then write or stop."""
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
-        connection.send((pages, unread))
+        lean = listed(pages)
+        connection.send((lean, unread))
         site = connection.recv()
         if site is None:  # the build stopped before rendering
             return
@@ -192,6 +213,8 @@ def _work(renderer: PageRenderer, content: Path, names: list[str], connection: C
         # Each rendered page as (its index in the run, in page_uses); the rest but the HTML.
         done = [(index[id(page.source)], uses[id(page.used)]) for page in run.pages]
         connection.send((deferred, done, replace(run, pages=[])))
+        _without_text(run.pages, sources, [page for page in lean if not page.draft])
+        del pages, sources, index, lean
         order = connection.recv()
         if order is None:
             return
