@@ -148,7 +148,8 @@ class LocalStore:
         if opened is None:
             return None
         with opened[0] as source:
-            data = source.read(limit + 1) if opened[1].st_size <= limit else None
+            size = opened[1].st_size  # read() allocates what it is asked for: ask no more
+            data = source.read(size + 1) if size <= limit else None
         return data if data is not None and len(data) <= limit else None
 
     def check_blob(self, found: Stored) -> BlobCheck | None:
