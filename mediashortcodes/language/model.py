@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..config import ENCODINGS as ENCODING_NAMES
 from ..errors import Problem, place
@@ -71,6 +71,11 @@ class Location:
     def __str__(self) -> str:
         return place(self.path, self.line, self.col)
 
+    def __reduce__(self) -> tuple[type, tuple[str, int, int]]:
+        # A worker's pages come back pickled: the constructor is faster than
+        # dataclasses' __setstate__, which looks the fields up for every object.
+        return Location, (self.path, self.line, self.col)
+
 
 class _Memo:
     __slots__ = ("_hash",)  # worked out once, never pickled (a str hash is per process)
@@ -86,6 +91,16 @@ class Shortcode(_Memo):
     options: tuple[tuple[str, str], ...]
     location: Location
     source: str
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return Shortcode, (
+            self.name,
+            self.file_id,
+            self.format,
+            self.options,
+            self.location,
+            self.source,
+        )
 
     def __hash__(self) -> int:
         # Builds key dicts by shortcode at every phase: the hash is worked out once.
