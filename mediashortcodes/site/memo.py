@@ -1,4 +1,4 @@
-"""The page memo: a page rendered with markers, kept across builds (docs/cache.md).
+"""The page memo: a page rendered with markers, kept across builds (docs/site-builder.md).
 
 An entry is what rendering one page gave the pipeline: its HTML cut at its markers, the
 shortcodes they stand for (in the order first met) and its warnings. Media are not in it:

@@ -45,7 +45,7 @@ def demo_env(patch: pytest.MonkeyPatch, cache: Path) -> None:
     patch.setenv("MEDIASHORTCODES_CLIENT_SECRET", DEMO_CREDENTIALS.client_secret)
     patch.setenv("MEDIASHORTCODES_REFRESH_TOKEN", DEMO_CREDENTIALS.refresh_token)
     patch.setenv("MEDIASHORTCODES_CACHE_DIR", str(cache))
-    # The page memo's key: the test's own, never the user's (docs/cache.md).
+    # The page memo's key: the test's own, never the user's (docs/site-builder.md).
     patch.setenv("XDG_CONFIG_HOME", str(cache.parent / "config"))
     patch.delenv("MEDIASHORTCODES_CACHE_KEY", raising=False)
 

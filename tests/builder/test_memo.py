@@ -1,4 +1,4 @@
-"""The page memo (docs/cache.md): a page no input of which changed comes from the memo,
+"""The page memo (docs/site-builder.md): a page no input of which changed comes from the memo,
 signed; an entry another key signed, or a damaged one, is never published."""
 
 from __future__ import annotations
