@@ -1,4 +1,4 @@
-"""Docs and docstrings name only modules that exist (issue 28, item 8).
+"""Docs and docstrings name only modules and docs that exist (issue 28, item 8).
 
 Scans README.md, CHANGELOG.md, docs/**/*.md and the package's docstrings and comments for
 dotted names (``mediashortcodes.site.builder``, ``mediashortcodes.jinja.Extension``),
@@ -27,6 +27,10 @@ PACKAGE = ROOT / "mediashortcodes"
 DOTTED = re.compile(r"(?<![\w.])mediashortcodes(?:\.[A-Za-z_]\w*)+")
 # A path of folders ending in a .py file (not part of a URL or of a longer path).
 PATH = re.compile(r"(?<![\w./:-])((?:[A-Za-z_][\w-]*/)+[A-Za-z_]\w*\.py)\b")
+# A doc of the repository: ``docs/site-builder.md``.
+DOC = re.compile(r"(?<![\w./:-])(docs/[\w/-]+\.md)\b")
+# A host's own pages the docs show in examples (an MkDocs site's docs/ folder).
+HOST_DOCS = {"docs/page.md"}
 # A file name alone: ``site.py``, ``fileio.py``.
 BARE = re.compile(r"(?<![\w./:-])([A-Za-z_]\w*\.py)\b")
 # The hosts' own files that the docs name (a Django project's, a Pelican site's).
@@ -155,6 +159,7 @@ def missing_names() -> list[str]:
         names = [n for n in names if not dotted_name_exists(n)]
         names += [p for p in PATH.findall(line) if not path_exists(p, where)]
         names += [b for b in BARE.findall(line) if not bare_name_exists(b, where)]
+        names += [d for d in DOC.findall(line) if d not in HOST_DOCS and not (ROOT / d).is_file()]
         missing += [f"{where.relative_to(ROOT)}:{number}: {name}" for name in names]
     return missing
 
@@ -176,6 +181,10 @@ def test_the_check_tells_real_names_from_missing_ones(tmp_path: Path) -> None:
     assert not bare_name_exists("site.py", PACKAGE / "media" / "live.py")
     assert bare_name_exists("fileio.py", ROOT / "README.md")
     assert not path_exists("media/nothing.py", ROOT / "README.md")
+    assert DOC.findall("(docs/cache.md), [x](docs/site-builder.md#the-page-memo)") == [
+        "docs/cache.md",
+        "docs/site-builder.md",
+    ]
     assert PATH.findall("see `site/builder.py` and https://example.org/a/b.py") == [
         "site/builder.py"
     ]
