@@ -88,6 +88,12 @@ base_url_option = click.option(
     "[site] base_url; such a build is not reported unless --report is given.",
 )
 
+keep_going_option = click.option(
+    "--keep-going",
+    is_flag=True,
+    help="Render a visible placeholder for a failed file instead of failing.",
+)
+
 jobs_option = click.option(
     "-j",
     "--jobs",

@@ -12,7 +12,7 @@ from .. import config as config_mod
 from ..client.service import embed_urls
 from ..config import Config
 from ..errors import ConfigError, MediaShortcodesError, counted
-from .base import base_url_option, cli, jobs_option
+from .base import base_url_option, cli, jobs_option, keep_going_option
 from .output import Outcome, format_option, progress_bar, quiet, reported, say, warn
 
 if TYPE_CHECKING:
@@ -65,11 +65,7 @@ def _run(builder: SiteBuilder, outcome: Outcome, label: str = "resolving media")
 @click.option("--report", is_flag=True, help="Report usage to the service after the build.")
 @click.option("--offline", is_flag=True, help="Build from the cache alone; fail on a miss.")
 @click.option("--refresh", is_flag=True, help="Re-read metadata from the service now.")
-@click.option(
-    "--keep-going",
-    is_flag=True,
-    help="Render a visible placeholder for a failed file instead of failing.",
-)
+@keep_going_option
 @jobs_option
 @click.option(
     "--cache-read-only",

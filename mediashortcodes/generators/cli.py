@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..cli.base import base_url_option, cli
+from ..cli.base import base_url_option, cli, keep_going_option
 from ..cli.build import SITE, echo_outcome
 from ..cli.output import Outcome, format_option, progress_bar, reported, say, warn
 from ..errors import counted, display_path
@@ -23,11 +23,7 @@ from ..errors import counted, display_path
 )
 @click.option("--offline", is_flag=True, help="Use only the cache; name every miss.")
 @click.option("--refresh", is_flag=True, help="Re-check every file's metadata with the service.")
-@click.option(
-    "--keep-going",
-    is_flag=True,
-    help="Render a visible placeholder for a failed file instead of failing.",
-)
+@keep_going_option
 @base_url_option
 @format_option
 def finish(
