@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import pickle
@@ -197,6 +198,9 @@ def _without_text(done: list[RenderedPage], full: list[PageSource], lean: list[P
 
 def _work(renderer: PageRenderer, content: Path, names: list[str], connection: Connection) -> None:
     """A worker: read ``names``, render them with the ``site`` sent, then write or stop."""
+    # What it inherited is never collected here: its collections neither scan those objects
+    # nor write to (and so copy) the memory it shares with the build process.
+    gc.freeze()
     try:
         unread: list[Problem] = []
         pages = load_pages(content, names, unread)
