@@ -5,6 +5,7 @@
     python benchmarks/hugo.py --tree before=/work/main       # and a second tree, same run
     python benchmarks/hugo.py --n 20 --k 12 --rounds 1 --latency-ms 0 --large none  # smoke
     python benchmarks/hugo.py --mode finish --large none  # Hugo + `finish` against GetRemote
+    python benchmarks/hugo.py --n 10000 --k 3000 --large none --warm-only  # issue 30's N
 
 One sandbox (``mediashortcodes sandbox --synthetic K --latency-ms L``, real sockets on
 127.0.0.1) serves every build. Hugo builds the site as Hugo content, each shortcode a
@@ -28,6 +29,10 @@ the same for the large size (``--large N:K``, default 10000:3000). The figures a
 over the rounds, with the peak memory of the build's whole process tree (its RSS and its
 PSS summed over the build and its worker processes, sampled from /proc every 50 ms); the
 sandbox counts each build's requests. The last line is one JSON object.
+
+``--warm-only``: each tool builds cold once, in the first round (its cache, kept for the
+later rounds), then only warm builds are timed, round after round: the figures a large
+site's bound is about, without a cold pair that takes ten minutes at N = 10,000 in each round.
 
 ``--mode finish``: instead of ``build``, this tree's figures are Hugo building the same site
 with the shortcodes left as written (``<% media_image ... %>`` in the Markdown and the
@@ -300,6 +305,7 @@ def measure(
     rounds: int,
     hugo: str,
     keep: bool = False,
+    warm_only: bool = False,
     log: Any = sys.stderr,
 ) -> None:
     """Generate both sites in ``workdir``, start the sandbox, and run the interleaved rounds
@@ -317,8 +323,12 @@ def measure(
         for number in range(rounds):
             turn = number % len(tools)
             order = tools[turn:] + tools[:turn]
-            caches = {t.name: workdir / f"cache-{number}-{t.name}" for t in tools}
-            for kind in KINDS:
+            caches = {
+                t.name: workdir / f"cache-{0 if warm_only else number}-{t.name}" for t in tools
+            }
+            for kind in ("cold", "warm") if warm_only else KINDS:
+                if kind == "cold" and warm_only and number:
+                    continue  # the first round's cache is kept
                 edit(workdir, kind, number)
                 for tool in order:
                     figures = bench.build(tool, kind, caches[tool.name])
@@ -332,7 +342,7 @@ def measure(
                         file=log,
                         flush=True,
                     )
-            for cache in [] if keep else caches.values():
+            for cache in [] if keep or (warm_only and number + 1 < rounds) else caches.values():
                 shutil.rmtree(cache, ignore_errors=True)
     for leftover in [] if keep else [workdir / "out", workdir / "cache-prime"]:
         shutil.rmtree(leftover, ignore_errors=True)
@@ -346,6 +356,8 @@ def _figures(tool: Tool, prefix: str = "") -> dict[str, Any]:
     """Medians, runs, requests and peak memory of each kind of ``tool``'s builds."""
     figures: dict[str, Any] = {}
     for kind, builds in tool.builds.items():
+        if not builds:  # --warm-only: no edits
+            continue
         figures[f"{prefix}{kind}_s"] = _median(builds, "s")
         figures[f"{prefix}{kind}_cpu_s"] = _median(builds, "cpu_s")
         figures[f"{prefix}{kind}_requests"] = int(max(b["requests"] for b in builds))
@@ -353,7 +365,9 @@ def _figures(tool: Tool, prefix: str = "") -> dict[str, Any]:
         for peak in ("peak_rss_all_mb", "peak_pss_all_mb"):
             figures[f"{prefix}{kind}_{peak}"] = round(max(b[peak] for b in builds), 1)
     for peak in ("peak_rss_all_mb", "peak_pss_all_mb"):
-        figures[f"{prefix}{peak}"] = max(figures[f"{prefix}{k}_{peak}"] for k in KINDS)
+        figures[f"{prefix}{peak}"] = max(
+            figures[f"{prefix}{k}_{peak}"] for k in KINDS if f"{prefix}{k}_{peak}" in figures
+        )
     return figures
 
 
@@ -365,7 +379,7 @@ def summarise(tools: list[Tool], *, n: int, k: int, latency_ms: float) -> dict[s
     for tree in trees:
         figures = {"path": str(tree.path), "args": list(tree.args), "memo": tree.memo}
         figures.update(_figures(tree))
-        for kind in KINDS:
+        for kind in [k for k in KINDS if f"{k}_s" in figures]:
             figures[f"{kind}_ratio"] = round(
                 figures[f"{kind}_s"] / hugo_figures[f"hugo_{kind}_s"], 3
             )
@@ -375,12 +389,12 @@ def summarise(tools: list[Tool], *, n: int, k: int, latency_ms: float) -> dict[s
         "n": n,
         "k": k,
         "latency_ms": latency_ms,
-        "rounds": len(hugo.builds["cold"]),
+        "rounds": len(hugo.builds["warm"]),
         "memo": this["memo"],
         "mode": "finish" if trees[0].finish else "build",
         **hugo_figures,
     }
-    for kind in KINDS:
+    for kind in [k for k in KINDS if f"{k}_s" in this]:
         summary[f"{kind}_s"] = this[f"{kind}_s"]
         summary[f"{kind}_ratio"] = this[f"{kind}_ratio"]
     summary["peak_rss_all_mb"] = this["peak_rss_all_mb"]
@@ -408,7 +422,8 @@ def table(f: dict[str, Any]) -> str:
         lines.append(
             f"{name:<14}"
             + "".join(
-                f"{t[kind + '_s']:>{w}.3f}" for kind, w in zip(KINDS, (9, 9, 10, 10), strict=True)
+                f"{t[kind + '_s']:>{w}.3f}" if kind + "_s" in t else f"{'-':>{w}}"
+                for kind, w in zip(KINDS, (9, 9, 10, 10), strict=True)
             )
             + ratios
             + f"{t['peak_rss_all_mb']:>9.0f}"
@@ -465,6 +480,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--large-rounds", type=int, default=None, help="default: --rounds")
     parser.add_argument(
+        "--warm-only",
+        action="store_true",
+        help="build cold in the first round only; then time warm builds alone",
+    )
+    parser.add_argument(
         "--no-memo-too", action="store_true", help="also build this tree with --no-memo"
     )
     parser.add_argument(
@@ -505,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
                 tools = make_tools(trees, args.no_memo_too, args.mode)
                 measure(
                     workdir / f"n{n}", tools, n=n, k=k, latency_ms=args.latency_ms,
-                    rounds=rounds, hugo=hugo, keep=args.keep,
+                    rounds=rounds, hugo=hugo, keep=args.keep, warm_only=args.warm_only,
                 )  # fmt: skip
                 summaries.append(summarise(tools, n=n, k=k, latency_ms=args.latency_ms))
                 print(table(summaries[-1]), flush=True)

@@ -314,3 +314,19 @@ def test_the_hugo_mode_says_how_to_get_hugo_when_it_is_missing(tmp_path: Path) -
     )
     assert done.returncode == 2
     assert "apt-get install hugo" in done.stderr
+
+
+def test_warm_only_figures_leave_out_the_edits_and_count_the_warm_rounds() -> None:
+    def run(s: float) -> dict[str, float]:
+        return {"s": s, "cpu_s": s, "requests": 0, "peak_rss_all_mb": 90, "peak_pss_all_mb": 80}
+
+    tools = [hugo.Tool("hugo"), hugo.Tool("this", BENCHMARKS.parent, memo=True)]
+    times_of = ((300.0, 100.0, 120.0, 110.0), (200.0, 30.0, 36.0, 33.0))
+    for tool, times in zip(tools, times_of, strict=True):
+        tool.builds["cold"].append(run(times[0]))  # --warm-only: cold in the first round alone
+        tool.builds["warm"] += [run(s) for s in times[1:]]
+    figures = hugo.summarise(tools, n=10000, k=3000, latency_ms=20)
+    assert figures["rounds"] == 3
+    assert (figures["warm_s"], figures["warm_ratio"]) == (33.0, 0.3)
+    assert "warm_one_edit_s" not in figures and "warm_layout_edit_ratio" not in figures
+    assert hugo.table(figures).splitlines()[-1].split()[1:5] == ["200.000", "33.000", "-", "-"]
