@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import re
@@ -287,6 +288,16 @@ def _not_under_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands print annotations under GitHub Actions (docs/ci.md); tests that read stdout
     expect the plain output, wherever the suite runs. Tests of annotations set it."""
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_pytest_had_it() -> Iterator[None]:
+    """``cli.main`` tunes the collector for a process that ends with its command; a test
+    that calls it in-process gives pytest's process its own settings back."""
+    threshold = gc.get_threshold()
+    yield
+    gc.set_threshold(*threshold)
+    gc.unfreeze()
 
 
 @pytest.fixture
