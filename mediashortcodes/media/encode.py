@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import importlib
 import io
 import os
@@ -36,26 +35,28 @@ _VERSION = {"webp": "webpdecoder_version", "avif": "libavif_version"}  # PIL.fea
 @lru_cache(maxsize=8)
 def codecs(formats: tuple[str, ...]) -> str:
     """Pillow's and each codec's version, for cache keys; ConfigError naming what to install."""
-    with contextlib.suppress(ImportError, AttributeError, KeyError):  # PIL.features' values
-        import PIL  # and its codec modules alone: PIL.features imports PIL.Image, 3x the time
-
-        found = [getattr(importlib.import_module(f"PIL._{n}"), _VERSION[n]) for n in formats]
-        return " ".join([f"Pillow {PIL.__version__}", *map("{} {}".format, formats, found)])
     try:
         import PIL
-        from PIL import features
     except ImportError:
         raise ConfigError(
             f"image formats ({', '.join(formats)}) and placeholders are made with Pillow, "
             f"which is not installed: {INSTALL}"
         ) from None
-    missing = [name for name in formats if not features.check(name)]
+    found: list[str] = []
+    missing: list[str] = []
+    for name in formats:  # what PIL.features reads, without the PIL.Image it imports (3x)
+        try:
+            found.append(
+                f"{name} {getattr(importlib.import_module(f'PIL._{name}'), _VERSION[name])}"
+            )
+        except (ImportError, AttributeError):
+            missing.append(name)
     if missing:
         raise ConfigError(
             f"this Pillow ({PIL.__version__}) cannot encode {', '.join(missing)}: install "
             f'Pillow 11.3 or later from its wheels ({INSTALL} "Pillow>=11.3")'
         )
-    return " ".join([f"Pillow {PIL.__version__}", *(f"{n} {features.version(n)}" for n in formats)])
+    return " ".join([f"Pillow {PIL.__version__}", *found])
 
 
 def work(data: bytes, kind: str, quality: int) -> bytes | str | None:

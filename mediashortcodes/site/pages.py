@@ -284,7 +284,9 @@ def draft_folders(pages: list[PageSource], content_dir: Path) -> set[str]:
     """The folders (posix, ``""`` for the top) holding drafts and no published page."""
     drafts: set[str] = set()
     published: set[str] = set()
-    for page in pages if any(page.draft for page in pages) else ():  # no draft: no folder
+    if not any(page.draft for page in pages):
+        return drafts  # no draft, no such folder: the paths are not worked out
+    for page in pages:
         name = page.path.relative_to(content_dir).as_posix()
         if page.draft:
             drafts.add(folders_of(name)[-1])
